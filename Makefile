@@ -1,0 +1,31 @@
+# segpipe: PGXS build
+#
+#   make && make install      build and install into the server of PG_CONFIG
+#   make installcheck         pg_regress suites against a running server
+#
+# test/run-tests.sh does all of it in a throwaway cluster.
+
+EXTENSION = segpipe
+MODULE_big = segpipe
+DATA = src/segpipe--0.1.0.sql
+
+OBJS = \
+	src/sp_json.o \
+	src/sp_spec.o \
+	src/sp_engine.o \
+	src/sp_codec.o \
+	src/sp_registry.o \
+	src/ops_trackers.o \
+	src/ops_window.o \
+	src/pipeline_type.o \
+	src/segment_agg.o
+
+REGRESS = setup spec_errors segment_rule punctuation mesh operators type_io
+REGRESS_OPTS = --inputdir=. --load-extension=segpipe
+
+# Warnings are errors in our own code.
+PG_CFLAGS = -Werror -Wall -Wmissing-prototypes -Wno-unused-parameter
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

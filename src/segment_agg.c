@@ -1,0 +1,241 @@
+/*
+ * segment_agg.c
+ *	  segment_agg(): the segment rule as true window functions.
+ *
+ * Like row_number() in windowfuncs.c, each call handles the current row
+ * only: the running state lives in partition-local memory, sized for the
+ * pipeline when the partition's first row arrives, and the mark position
+ * follows the current row so the executor can drop rows already consumed.
+ * The parsed configuration is cached in fn_extra and rebuilt only when a
+ * partition brings a different spec.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
+#include "sp_codec.h"
+#include "sp_engine.h"
+#include "sp_spec.h"
+
+PG_FUNCTION_INFO_V1(segment_agg_last);
+PG_FUNCTION_INFO_V1(segment_agg_scalar);
+PG_FUNCTION_INFO_V1(segment_agg_array);
+
+#define ARG_VALUE	0
+#define ARG_KEY		1
+#define ARG_SPEC	2
+
+/* Parsed spec, kept for the query in fn_mcxt. */
+typedef struct SpecCache
+{
+	PipelineValue *raw;			/* copy of the value it was built from */
+	SpConfig   *cfg;
+} SpecCache;
+
+/* Partition-local memory: a header, then the engine's block. */
+typedef struct PartitionState
+{
+	SpRun	   *run;			/* NULL until the first row */
+	int64		next_pos;		/* the row we expect next */
+} PartitionState;
+
+#define PARTITION_HEADER MAXALIGN(sizeof(PartitionState))
+
+static const SpConfig *
+config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
+{
+	SpecCache  *cache = fcinfo->flinfo->fn_extra;
+	MemoryContext old;
+	PipelineValue *pv;
+	bool		isnull;
+
+	if (!with_spec)
+	{
+		/* two-argument form: the inner pipeline is Identity */
+		if (cache == NULL)
+		{
+			old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+			cache = palloc0(sizeof(SpecCache));
+			cache->cfg = sp_spec_read("{\"type\": \"Identity\"}");
+			fcinfo->flinfo->fn_extra = cache;
+			MemoryContextSwitchTo(old);
+		}
+		return cache->cfg;
+	}
+
+	pv = (PipelineValue *) PG_DETOAST_DATUM(WinGetFuncArgCurrent(winobj, ARG_SPEC, &isnull));
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("segment_agg: spec must not be NULL")));
+	if (cache != NULL && VARSIZE(cache->raw) == VARSIZE(pv) &&
+		memcmp(cache->raw, pv, VARSIZE(pv)) == 0)
+		return cache->cfg;
+
+	/* a different spec (or the first): parse it where it can live */
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	if (cache == NULL)
+		cache = palloc0(sizeof(SpecCache));
+	cache->cfg = sp_value_config(pv);
+	cache->raw = palloc(VARSIZE(pv));
+	memcpy(cache->raw, pv, VARSIZE(pv));
+	fcinfo->flinfo->fn_extra = cache;
+	MemoryContextSwitchTo(old);
+	return cache->cfg;
+}
+
+/*
+ * The partition's running state; created from the spec on its first row.
+ * Every call, whatever the row, also advances the mark.
+ */
+static SpRun *
+partition_run(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec,
+			  bool array_form)
+{
+	int64		pos = WinGetCurrentPosition(winobj);
+	PartitionState *ps;
+
+	if (pos == 0)
+	{
+		const SpConfig *cfg = config_for(fcinfo, winobj, with_spec);
+
+		if (!array_form && cfg->n_in != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("segment_agg: pipeline \"%s\" has %d data ports, but the value is a single float8",
+							cfg->id, cfg->n_in),
+					 errhint("Pass one value per data port as a float8[].")));
+		ps = WinGetPartitionLocalMemory(winobj, PARTITION_HEADER + sp_run_size(cfg));
+		ps->run = sp_run_init(cfg, (char *) ps + PARTITION_HEADER);
+	}
+	else
+		ps = WinGetPartitionLocalMemory(winobj, PARTITION_HEADER);
+
+	/* the executor calls us once per row, in order; anything else is a bug */
+	if (ps->run == NULL || pos != ps->next_pos)
+		elog(ERROR, "segment_agg: rows arrived out of order (position " INT64_FORMAT ")", pos);
+	ps->next_pos = pos + 1;
+	WinSetMarkPosition(winobj, pos);
+	return ps->run;
+}
+
+static Datum
+scalar_row(FunctionCallInfo fcinfo, bool with_spec)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	SpRun	   *run = partition_run(fcinfo, winobj, with_spec, false);
+	bool		vnull,
+				knull;
+	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
+	double		value = vnull ? 0.0 : DatumGetFloat8(v);
+
+	if (sp_run_row(run, vnull ? NULL : &value, knull, knull ? 0.0 : DatumGetFloat8(k)) &&
+		run->emitted[0])
+		PG_RETURN_FLOAT8(run->emit[0]);
+	PG_RETURN_NULL();
+}
+
+/* segment_agg(value float8, key float8) */
+Datum
+segment_agg_last(PG_FUNCTION_ARGS)
+{
+	return scalar_row(fcinfo, false);
+}
+
+/* segment_agg(value float8, key float8, spec pipeline) */
+Datum
+segment_agg_scalar(PG_FUNCTION_ARGS)
+{
+	return scalar_row(fcinfo, true);
+}
+
+/*
+ * Read a float8[] of one value per data port into values[].  Returns false
+ * for punctuation (a NULL array, or every element NULL).
+ */
+static bool
+read_array_row(Datum d, const SpConfig *cfg, double *values)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	int			n;
+	bits8	   *nulls;
+	const char *data;
+	int			nnull = 0;
+
+	if (ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("segment_agg: value must be a one-dimensional array")));
+	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+	if (n != cfg->n_in)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("segment_agg: value has %d element%s, but pipeline \"%s\" has %d data port%s",
+						n, n == 1 ? "" : "s", cfg->id, cfg->n_in,
+						cfg->n_in == 1 ? "" : "s")));
+	Assert(ARR_ELEMTYPE(a) == FLOAT8OID);
+	nulls = ARR_NULLBITMAP(a);
+	data = ARR_DATA_PTR(a);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls && !(nulls[i / 8] & (1 << (i % 8))))
+		{
+			nnull++;
+			continue;
+		}
+		memcpy(&values[i], data, sizeof(double));
+		data += sizeof(double);
+	}
+	if (nnull == n)
+		return false;
+	if (nnull > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("segment_agg: value has %d NULL element%s out of %d",
+						nnull, nnull == 1 ? "" : "s", n),
+				 errdetail("A row is punctuation only when every element is NULL.")));
+	return true;
+}
+
+/* segment_agg(value float8[], key float8, spec pipeline) */
+Datum
+segment_agg_array(PG_FUNCTION_ARGS)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	SpRun	   *run = partition_run(fcinfo, winobj, true, true);
+	const SpConfig *cfg = run->cfg;
+	bool		vnull,
+				knull;
+	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
+	bool		data_row;
+	Datum	   *elems;
+	bool	   *elem_nulls;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	/* unpack straight into the engine's row buffer: no per-row allocation */
+	data_row = !vnull && read_array_row(v, cfg, run->row_in);
+	if (!sp_run_row(run, data_row ? run->row_in : NULL, knull,
+					knull ? 0.0 : DatumGetFloat8(k)))
+		PG_RETURN_NULL();
+
+	elems = palloc(sizeof(Datum) * cfg->n_out);
+	elem_nulls = palloc(sizeof(bool) * cfg->n_out);
+	for (int i = 0; i < cfg->n_out; i++)
+	{
+		elem_nulls[i] = !run->emitted[i];
+		elems[i] = Float8GetDatum(elem_nulls[i] ? 0.0 : run->emit[i]);
+	}
+	dims[0] = cfg->n_out;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, elem_nulls, 1, dims, lbs,
+											 FLOAT8OID, sizeof(double),
+											 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}

@@ -1,0 +1,119 @@
+/*
+ * sp_operator.h
+ *	  The operator interface: the spine of segpipe.
+ *
+ * An operator type is one row of a table (see sp_registry.c): its name, a
+ * declarative list of parameters, its port shape, and three functions.  The
+ * engine never switches on an operator's name.
+ *
+ * The initial state of every operator is all-zero bytes.  Reset is therefore
+ * a memset done by the engine, and cannot leave anything behind from the
+ * previous segment: an operator that needs "no value yet" keeps a count.
+ *
+ * Operators see no PostgreSQL executor or fmgr structures and allocate
+ * nothing per row.
+ */
+#ifndef SP_OPERATOR_H
+#define SP_OPERATOR_H
+
+typedef enum SpPortType
+{
+	SP_PORT_NUMBER = 0,
+	SP_PORT_BOOLEAN = 1
+} SpPortType;
+
+/* Bounds on anything sized by a spec; documented in the README. */
+#define SP_MAX_WINDOW		1000000
+#define SP_MAX_PORTS		64
+#define SP_MAX_COEFFS		4096
+#define SP_MAX_OPERATORS	256
+
+/*
+ * Configured parameters of one operator.  One struct serves every type so
+ * that parameters can be read, checked and printed by a single table-driven
+ * routine; each type uses the fields its parameter list names.
+ */
+typedef struct SpParams
+{
+	int32		window_size;
+	int32		num_ports;
+	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
+	double		value;
+	double		value2;			/* a second scalar (replaceBy, epsilon) */
+	int32		nvec[2];
+	double	   *vec[2];			/* coefficient arrays */
+} SpParams;
+
+typedef enum SpParamKind
+{
+	SP_PARAM_INT,				/* integral number in [min, max] */
+	SP_PARAM_FLOAT,				/* finite number */
+	SP_PARAM_VECTOR,			/* array of finite numbers, length in [min, max] */
+	SP_PARAM_CHOICE				/* one of the words in 'choices' */
+} SpParamKind;
+
+typedef struct SpParamDef
+{
+	const char *name;			/* JSON member name */
+	SpParamKind kind;
+	size_t		offset;			/* where in SpParams */
+	bool		required;
+	double		dflt;			/* default when not required */
+	double		min;			/* INT: value bounds; VECTOR: length bounds */
+	double		max;
+	const char *const *choices; /* CHOICE: NULL-terminated word list */
+} SpParamDef;
+
+#define SP_PARAM_END {NULL}
+
+/* The parameter most windowed operators share. */
+#define SP_PARAM_WINDOW_SIZE(lo) \
+	{"window_size", SP_PARAM_INT, offsetof(SpParams, window_size), true, 0, \
+	 (lo), SP_MAX_WINDOW, NULL}
+
+/*
+ * State visitor: one function per operator walks its state, naming each
+ * field.  Encoding reads through the pointers, decoding writes through them,
+ * so the text and binary codecs share one description and cannot disagree.
+ */
+typedef struct SpStateVisitor SpStateVisitor;
+
+struct SpStateVisitor
+{
+	void		(*f64) (SpStateVisitor *v, const char *name, double *field);
+	void		(*i64) (SpStateVisitor *v, const char *name, int64 *field);
+	void		(*f64s) (SpStateVisitor *v, const char *name, double *field, int n);
+	void	   *private;
+};
+
+typedef struct SpOpType
+{
+	const char *name;			/* the spec's "type" */
+	const SpParamDef *params;
+	/* data ports: fixed count, or read from a parameter when nin_from set */
+	int			nin;
+	int32		(*nin_from) (const SpParams *p);
+	SpPortType	in_type;
+	SpPortType	out_type;		/* every operator has exactly one output */
+
+	/* cross-parameter checks; returns NULL or a message naming the parameter */
+	const char *(*check_params) (const SpParams *p);
+	size_t		(*state_size) (const SpParams *p);
+
+	/*
+	 * Consume one value per data port; return true and set *out when the
+	 * operator produces output for this row.
+	 */
+	bool		(*step) (const SpParams *p, void *state, const double *in, double *out);
+
+	/* Walk the state for the codecs; NULL when the operator is stateless. */
+	void		(*visit) (const SpParams *p, void *state, SpStateVisitor *v);
+
+	/* Check a decoded state's invariants; returns NULL or a message. */
+	const char *(*check_state) (const SpParams *p, const void *state);
+} SpOpType;
+
+/* sp_registry.c: lookup by the spec's type name, NULL when unknown */
+extern const SpOpType *sp_find_op_type(const char *name);
+
+#endif							/* SP_OPERATOR_H */
