@@ -53,6 +53,7 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 	SpecCache  *cache = fcinfo->flinfo->fn_extra;
 	MemoryContext old;
 	PipelineValue *pv;
+	Datum		d;
 	bool		isnull;
 
 	if (!with_spec)
@@ -69,11 +70,12 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 		return cache->cfg;
 	}
 
-	pv = (PipelineValue *) PG_DETOAST_DATUM(WinGetFuncArgCurrent(winobj, ARG_SPEC, &isnull));
+	d = WinGetFuncArgCurrent(winobj, ARG_SPEC, &isnull);
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("segment_agg: spec must not be NULL")));
+	pv = (PipelineValue *) PG_DETOAST_DATUM(d);
 	if (cache != NULL && VARSIZE(cache->raw) == VARSIZE(pv) &&
 		memcmp(cache->raw, pv, VARSIZE(pv)) == 0)
 		return cache->cfg;

@@ -33,8 +33,9 @@ json_fail(JsonReader *r, const char *msg)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid input syntax for type %s: %s at character %d",
-					r->what, msg, (int) (r->p - r->start) + 1)));
+			 errmsg("invalid input syntax for type %s", r->what),
+			 errdetail("%s at character %d of the JSON text.",
+					   msg, (int) (r->p - r->start) + 1)));
 }
 
 static void
@@ -70,7 +71,7 @@ hex4(JsonReader *r)
 		else if (c >= 'A' && c <= 'F')
 			v |= c - 'A' + 10;
 		else
-			json_fail(r, "invalid \\u escape");
+			json_fail(r, "Invalid \\u escape");
 	}
 	r->p += 4;
 	return v;
@@ -89,9 +90,9 @@ parse_string(JsonReader *r)
 		unsigned char c = (unsigned char) *r->p;
 
 		if (c == '\0')
-			json_fail(r, "unterminated string");
+			json_fail(r, "Unterminated string");
 		if (c < 0x20)
-			json_fail(r, "control character in string");
+			json_fail(r, "Control character in string");
 		if (c == '"')
 		{
 			r->p++;
@@ -144,26 +145,26 @@ parse_string(JsonReader *r)
 						pg_wchar	lo;
 
 						if (r->p[0] != '\\' || r->p[1] != 'u')
-							json_fail(r, "unpaired surrogate in \\u escape");
+							json_fail(r, "Unpaired surrogate in \\u escape");
 						r->p += 2;
 						lo = hex4(r);
 						if (lo < 0xDC00 || lo > 0xDFFF)
-							json_fail(r, "unpaired surrogate in \\u escape");
+							json_fail(r, "Unpaired surrogate in \\u escape");
 						cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 					}
 					else if (cp >= 0xDC00 && cp <= 0xDFFF)
-						json_fail(r, "unpaired surrogate in \\u escape");
+						json_fail(r, "Unpaired surrogate in \\u escape");
 					if (cp == 0)
-						json_fail(r, "\\u0000 is not allowed");
+						json_fail(r, "Escape \\u0000 is not allowed");
 					/* escapes yield UTF-8; elsewhere keep to ASCII */
 					if (cp > 0x7F && GetDatabaseEncoding() != PG_UTF8)
-						json_fail(r, "non-ASCII \\u escape in a non-UTF8 database");
+						json_fail(r, "Non-ASCII \\u escape in a non-UTF8 database");
 					unicode_to_utf8(cp, utf8);
 					appendBinaryStringInfo(&buf, (char *) utf8, pg_utf_mblen(utf8));
 					break;
 				}
 			default:
-				json_fail(r, "invalid escape in string");
+				json_fail(r, "Invalid escape in string");
 		}
 	}
 	return buf.data;
@@ -186,12 +187,12 @@ parse_number(JsonReader *r)
 		while (*p >= '0' && *p <= '9')
 			p++;
 	else
-		json_fail(r, "invalid number");
+		json_fail(r, "Invalid number");
 	if (*p == '.')
 	{
 		p++;
 		if (!(*p >= '0' && *p <= '9'))
-			json_fail(r, "invalid number");
+			json_fail(r, "Invalid number");
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
@@ -201,7 +202,7 @@ parse_number(JsonReader *r)
 		if (*p == '+' || *p == '-')
 			p++;
 		if (!(*p >= '0' && *p <= '9'))
-			json_fail(r, "invalid number");
+			json_fail(r, "Invalid number");
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
@@ -211,7 +212,7 @@ parse_number(JsonReader *r)
 	j->num = strtod(tmp, NULL);
 	/* Underflow to a denormal or zero is fine; overflow is not a float8. */
 	if (errno == ERANGE && isinf(j->num))
-		json_fail(r, "number out of range for float8");
+		json_fail(r, "Number out of range for float8");
 	pfree(tmp);
 	r->p = p;
 	return j;
@@ -236,7 +237,7 @@ parse_container(JsonReader *r, int depth, bool is_object)
 	int			cap = 4;
 
 	if (depth >= SPJ_MAX_DEPTH)
-		json_fail(r, "nesting too deep");
+		json_fail(r, "Nesting too deep");
 	j->items = palloc(sizeof(SpJson *) * cap);
 	if (is_object)
 		j->keys = palloc(sizeof(char *) * cap);
@@ -255,14 +256,14 @@ parse_container(JsonReader *r, int depth, bool is_object)
 		if (is_object)
 		{
 			if (*r->p != '"')
-				json_fail(r, "expected object key");
+				json_fail(r, "Expected object key");
 			key = parse_string(r);
 			for (int i = 0; i < j->n; i++)
 				if (strcmp(j->keys[i], key) == 0)
-					json_fail(r, psprintf("duplicate object key \"%s\"", key));
+					json_fail(r, psprintf("Duplicate object key \"%s\"", key));
 			skip_ws(r);
 			if (*r->p != ':')
-				json_fail(r, "expected \":\"");
+				json_fail(r, "Expected \":\"");
 			r->p++;
 		}
 		if (j->n == cap)
@@ -286,7 +287,7 @@ parse_container(JsonReader *r, int depth, bool is_object)
 			r->p++;
 			return j;
 		}
-		json_fail(r, is_object ? "expected \",\" or \"}\"" : "expected \",\" or \"]\"");
+		json_fail(r, is_object ? "Expected \",\" or \"}\"" : "Expected \",\" or \"]\"");
 	}
 }
 
@@ -313,18 +314,18 @@ parse_value(JsonReader *r, int depth)
 			j = new_node(SPJ_BOOL);
 			j->b = (*r->p == 't');
 			if (!match_word(r, j->b ? "true" : "false"))
-				json_fail(r, "invalid token");
+				json_fail(r, "Invalid token");
 			return j;
 		case 'n':
 			if (!match_word(r, "null"))
-				json_fail(r, "invalid token");
+				json_fail(r, "Invalid token");
 			return new_node(SPJ_NULL);
 		case '\0':
-			json_fail(r, "unexpected end of input");
+			json_fail(r, "Unexpected end of input");
 		default:
 			if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
 				return parse_number(r);
-			json_fail(r, "invalid token");
+			json_fail(r, "Invalid token");
 	}
 }
 
@@ -339,7 +340,7 @@ sp_json_parse(const char *text, const char *what)
 	j = parse_value(&r, 0);
 	skip_ws(&r);
 	if (*r.p != '\0')
-		json_fail(&r, "unexpected text after the JSON value");
+		json_fail(&r, "Unexpected text after the JSON value");
 	return j;
 }
 

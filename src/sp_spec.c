@@ -322,10 +322,12 @@ read_output_mappings(SpConfig *cfg, const SpJson *j)
 
 			if (parse_port(pm->keys[k], 'o', 1) != 0)
 				SPEC_ERROR("%s: operator has no output port \"%s\"", ctx, pm->keys[k]);
-			if (pm->items[k]->kind != SPJ_STRING ||
-				(port = parse_port(pm->items[k]->str, 'o', cfg->n_out)) < 0)
-				SPEC_ERROR("%s: pipeline output port must be one of \"o1\" to \"o%d\"",
-						   ctx, cfg->n_out);
+			if (pm->items[k]->kind != SPJ_STRING)
+				SPEC_ERROR("%s: pipeline output port must be a string such as \"o1\"", ctx);
+			port = parse_port(pm->items[k]->str, 'o', cfg->n_out);
+			if (port < 0)
+				SPEC_ERROR("%s: pipeline output port \"%s\" does not exist (the pipeline has %d output port%s)",
+						   ctx, pm->items[k]->str, cfg->n_out, cfg->n_out == 1 ? "" : "s");
 			if (cfg->out_op[port] >= 0)
 				SPEC_ERROR("%s: pipeline output port \"o%d\" is already mapped",
 						   ctx, port + 1);

@@ -1,0 +1,131 @@
+-- Every invalid spec is refused when it is read, with a message naming the
+-- field, operator or port at fault (SPEC section 4).  try_spec() shows the
+-- SQLSTATE, message and detail of the error, or 'ok'.
+\pset format unaligned
+\pset null 'null'
+
+CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    detail text;
+BEGIN
+    PERFORM spec::pipeline;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
+END $$;
+
+-- Malformed JSON: 22P02, with the character where reading stopped.
+SELECT try_spec('{"type": "Identity"');
+SELECT try_spec('hello');
+SELECT try_spec('{"type":"Identity"} x');
+SELECT try_spec('{"type":"Identity","type":"Identity"}');
+SELECT try_spec('{"type":"Identity",}');
+SELECT try_spec('{"type":"Ident\qity"}');
+SELECT try_spec('{"type":"Identity", "id": "a\u0000"}');
+SELECT try_spec('{"type":"MovingAverage","window_size":01}');
+SELECT try_spec('{"type":"MovingAverage","window_size":1e400}');
+SELECT try_spec(repeat('[', 100) || repeat(']', 100));
+SELECT try_spec('');
+
+-- The document must be an object with a type.
+SELECT try_spec('[1]');
+SELECT try_spec('{}');
+SELECT try_spec('{"type": 5}');
+SELECT try_spec('{"type": "Pipeline"}');
+SELECT try_spec('{"type": "Pipeline", "operators": []}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity"}], "entry": "op1"}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity"}], "late": "ignore"}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity"}], "id": ""}');
+
+-- Port lists: unknown, unsupported, empty.
+SELECT try_spec('{"type": "Pipeline", "input_port_types": ["string"], "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": ["vector_number"], "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["vector_boolean"], "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": [], "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": "number", "operators": [{"type": "Identity"}]}');
+
+-- Operators: unknown type, missing, out-of-range, ill-typed or unknown
+-- parameters, bad or duplicate ids.
+SELECT try_spec('{"type": "Foo"}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"id": "a"}]}');
+SELECT try_spec('{"type": "MovingAverage"}');
+SELECT try_spec('{"type": "MovingAverage", "id": "ma", "window_size": 0}');
+SELECT try_spec('{"type": "MovingAverage", "id": "ma", "window_size": -3}');
+SELECT try_spec('{"type": "MovingSum", "id": "ms", "window_size": 1000001}');
+SELECT try_spec('{"type": "MovingAverage", "id": "ma", "window_size": 2.5}');
+SELECT try_spec('{"type": "MovingAverage", "id": "ma", "window_size": "10"}');
+SELECT try_spec('{"type": "StandardDeviation", "id": "sd", "window_size": 1}');
+SELECT try_spec('{"type": "MovingAverage", "window_size": 3, "windowsize": 3}');
+SELECT try_spec('{"type": "Identity", "window_size": 3}');
+SELECT try_spec('{"type": "Identity", "id": 5}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "CountNumber", "id": "a"}], "entryOperator": "a"}');
+
+-- Entry operator: required with several operators, must exist, must have
+-- as many data ports as the pipeline, of the same type.
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}]}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "entryOperator": "zz"}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "a"}]}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": ["boolean"], "operators": [{"type": "Identity", "id": "a"}]}');
+
+-- Connections: unknown operators, ports they do not have, ports fed twice
+-- or never, cycles.
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "zz"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "zz", "to": "b"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b", "fromPort": "o2"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b", "toPort": "i2"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b", "toPort": "x1"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b", "toPort": "i01"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b", "port": "i1"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b"}, {"from": "a", "to": "b"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "b", "to": "a"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}, {"type": "Identity", "id": "c"}],
+  "connections": [{"from": "b", "to": "c"}, {"from": "c", "to": "b"}], "entryOperator": "a", "outputMappings": {"a": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "connections": {}}');
+
+-- Output mappings: unknown operator, operator port, pipeline port out of
+-- range, mapped twice, never mapped, wrong type, missing.
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "outputMappings": {"zz": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "outputMappings": {"a": {"o2": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "outputMappings": {"a": {"o1": "o3"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "outputMappings": {"a": {"o1": 1}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}], "outputMappings": {"a": {}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b"}], "entryOperator": "a", "outputMappings": {"a": {"o1": "o1"}, "b": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "a"}],
+  "outputMappings": {"a": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "a"}]}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["boolean"], "operators": [{"type": "Identity", "id": "a"}],
+  "outputMappings": {"a": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "Identity", "id": "b"}],
+  "connections": [{"from": "a", "to": "b"}], "entryOperator": "a"}');
+
+-- Valid specs for contrast: the shorthand, and the full form of the spec's
+-- own example.
+SELECT try_spec('{"type": "MovingAverage", "window_size": 10}');
+SELECT try_spec('{"type": "Pipeline", "id": "daily_ma",
+ "input_port_types": ["number"], "output_port_types": ["number"],
+ "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 10}],
+ "connections": [],
+ "entryOperator": "ma",
+ "outputMappings": {"ma": {"o1": "o1"}}}');
+-- "type" may be left out of a full pipeline spec.
+SELECT try_spec('{"operators": [{"type": "CountNumber"}]}');
+
+-- Errors in the cast itself (not caught) show the same message.
+\set VERBOSITY terse
+SELECT '{"type": "MovingAverage", "id": "ma", "window_size": 0}'::pipeline;
+SELECT 'not json'::pipeline;
+
+DROP FUNCTION try_spec(text);
