@@ -20,8 +20,8 @@ OBJS = \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation
-REGRESS_OPTS = --inputdir=.
+REGRESS = setup spec_errors segment_rule punctuation operators mesh type_io
+REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.
 PG_CFLAGS = -Werror -Wall -Wmissing-prototypes -Wno-unused-parameter

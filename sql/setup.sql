@@ -17,3 +17,19 @@ ORDER BY 1::text COLLATE "C";
 
 SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend
 FROM pg_type WHERE typname = 'pipeline';
+
+-- Test helper used by the operator suites.  trace(spec, vals) shows what the
+-- pipeline's output buffer holds after each prefix of vals: prefix n runs in
+-- a partition of its own and is closed by a boundary row right after it, so
+-- the emission on that row is the last output produced in the prefix, or
+-- '-' when the operator produced nothing yet.
+CREATE FUNCTION trace(spec pipeline, vals float8[]) RETURNS text
+LANGUAGE sql AS $$
+  SELECT string_agg(coalesce(e::text, '-'), ' ' ORDER BY n)
+  FROM (SELECT n, i, segment_agg(v, k, spec) OVER (PARTITION BY n ORDER BY i) AS e
+        FROM generate_series(1, cardinality(vals)) AS n,
+             LATERAL (SELECT i, vals[i] AS v, 0 AS k FROM generate_series(1, n) AS i
+                      UNION ALL
+                      SELECT n + 1, 0, 1) AS r) AS s
+  WHERE i = n + 1
+$$;

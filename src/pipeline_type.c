@@ -72,6 +72,8 @@ pipeline_recv(PG_FUNCTION_ARGS)
 		bad_wire("Unknown flags are set.");
 	if (len != (uint32) (buf->len - buf->cursor))
 		bad_wire("The configuration length does not match the message.");
+	if (memchr(buf->data + buf->cursor, '\0', len) != NULL)
+		bad_wire("The configuration text contains a NUL byte.");
 	/* the text travels in the client encoding, like a text value */
 	text = pq_getmsgtext(buf, len, &nbytes);
 	PG_RETURN_POINTER(sp_value_from_config(sp_spec_read(text)));

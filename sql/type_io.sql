@@ -1,0 +1,85 @@
+-- The pipeline type's text and binary forms (SPEC section 6).
+\pset format unaligned
+\pset null 'null'
+
+-- Text output is the configuration with every default made explicit.
+SELECT '{"type": "MovingAverage", "window_size": 10}'::pipeline;
+SELECT '{"type": "Identity", "id": "x"}'::pipeline;
+-- Members in any order and any spacing give the same canonical text.
+SELECT '{ "outputMappings" : {"s": {"o1": "o1"}}, "late": "drop",
+          "operators": [{"id": "s", "type": "CumulativeSum"}],
+          "id": "p1", "type": "Pipeline" }'::pipeline;
+-- Connections are printed with their ports.
+SELECT '{"type": "Pipeline", "id": "chain", "output_port_types": ["number", "number"],
+  "operators": [{"type": "MovingSum", "id": "ms", "window_size": 4},
+                {"type": "StandardDeviation", "id": "sd", "window_size": 2}],
+  "connections": [{"from": "ms", "to": "sd"}],
+  "entryOperator": "ms", "outputMappings": {"sd": {"o1": "o2"}, "ms": {"o1": "o1"}}}'::pipeline;
+-- Strings are escaped on output, and \u escapes are decoded on input.
+SELECT '{"type": "Identity", "id": "a \"quoted\" \\ id \u00e9"}'::pipeline;
+
+-- Text round trip: output read back gives the same output.
+CREATE TABLE specs (name text, p pipeline);
+INSERT INTO specs VALUES
+  ('ma', '{"type": "MovingAverage", "window_size": 10}'),
+  ('sd', '{"type": "StandardDeviation", "window_size": 1000000}'),
+  ('mesh', '{"type": "Pipeline", "output_port_types": ["number", "number"],
+    "operators": [{"type": "Identity", "id": "in"}, {"type": "CountNumber", "id": "cnt"}],
+    "connections": [{"from": "in", "to": "cnt"}], "entryOperator": "in",
+    "outputMappings": {"cnt": {"o1": "o1"}, "in": {"o1": "o2"}}}');
+SELECT name, p::text::pipeline::text = p::text AS round_trips FROM specs ORDER BY name;
+
+-- Binary form: a version byte (1), flags (0), reserved (0), the text's
+-- length as a 4-byte big-endian integer, then the text.
+SELECT name, substring(b FROM 1 FOR 4) AS head,
+       (get_byte(b, 4) << 24 | get_byte(b, 5) << 16 | get_byte(b, 6) << 8 | get_byte(b, 7))
+         = octet_length(p::text) AS length_ok,
+       convert_from(substring(b FROM 9), 'UTF8') = p::text AS text_ok
+FROM (SELECT name, p, pipeline_send(p) AS b FROM specs) AS s ORDER BY name;
+
+-- Binary round trip through COPY.
+COPY specs TO '/tmp/segpipe_regress_specs.bin' (FORMAT binary);
+CREATE TABLE specs_copy (LIKE specs);
+COPY specs_copy FROM '/tmp/segpipe_regress_specs.bin' (FORMAT binary);
+SELECT s.name, s.p::text = c.p::text AS same
+FROM specs s JOIN specs_copy c USING (name) ORDER BY name;
+
+-- Malformed binary input is refused with 22P03 and a clear reason.
+-- try_recv() writes the bytes as one binary COPY field and reads them back
+-- as a pipeline, so pipeline_recv() sees exactly these bytes.
+CREATE FUNCTION try_recv(bytes bytea) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    detail text;
+    got text;
+BEGIN
+    CREATE TEMP TABLE raw_field (b bytea);
+    CREATE TEMP TABLE recv_field (p pipeline);
+    INSERT INTO raw_field VALUES (bytes);
+    COPY raw_field TO '/tmp/segpipe_regress_raw.bin' (FORMAT binary);
+    COPY recv_field FROM '/tmp/segpipe_regress_raw.bin' (FORMAT binary);
+    SELECT p::text INTO got FROM recv_field;
+    DROP TABLE raw_field, recv_field;
+    RETURN 'ok: ' || got;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
+END $$;
+
+-- Well-formed: version 1, then 19 (0x13) bytes of text.
+SELECT try_recv('\x01000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+-- A length that does not match, a version or flags this build does not
+-- know, a header cut short, a NUL in the text, a text that is no spec.
+SELECT try_recv('\x01000000' || '\x00000012'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x02000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x01010000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x01000001' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x01000000' || '\x7fffffff'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x01000000' || '\xffffffff'::bytea);
+SELECT try_recv('\x010000');
+SELECT try_recv('\x');
+SELECT try_recv('\x01000000' || '\x00000003'::bytea || '\x7b007d'::bytea);
+SELECT try_recv('\x01000000' || '\x00000004'::bytea || convert_to('null', 'UTF8'));
+SELECT try_recv('\x01000000' || '\x00000010'::bytea || convert_to('{"type":"Nope!"}', 'UTF8'));
+
+DROP FUNCTION try_recv(bytea);
+DROP TABLE specs, specs_copy;
