@@ -68,7 +68,8 @@ END $$;
 -- Well-formed: version 1, then 19 (0x13) bytes of text.
 SELECT try_recv('\x01000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 -- A length that does not match, a version or flags this build does not
--- know, a header cut short, a NUL in the text, a text that is no spec.
+-- know, a header cut short, a NUL or invalid UTF-8 in the text, a text
+-- that is no spec.
 SELECT try_recv('\x01000000' || '\x00000012'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 SELECT try_recv('\x02000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 SELECT try_recv('\x01010000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
@@ -78,6 +79,7 @@ SELECT try_recv('\x01000000' || '\xffffffff'::bytea);
 SELECT try_recv('\x010000');
 SELECT try_recv('\x');
 SELECT try_recv('\x01000000' || '\x00000003'::bytea || '\x7b007d'::bytea);
+SELECT try_recv('\x01000000' || '\x00000003'::bytea || '\x7bff7d'::bytea);
 SELECT try_recv('\x01000000' || '\x00000004'::bytea || convert_to('null', 'UTF8'));
 SELECT try_recv('\x01000000' || '\x00000010'::bytea || convert_to('{"type":"Nope!"}', 'UTF8'));
 

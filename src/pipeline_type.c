@@ -74,6 +74,9 @@ pipeline_recv(PG_FUNCTION_ARGS)
 		bad_wire("The configuration length does not match the message.");
 	if (memchr(buf->data + buf->cursor, '\0', len) != NULL)
 		bad_wire("The configuration text contains a NUL byte.");
+	if (pg_encoding_verifymbstr(pg_get_client_encoding(),
+								buf->data + buf->cursor, len) != len)
+		bad_wire("The configuration text is not valid in the client encoding.");
 	/* the text travels in the client encoding, like a text value */
 	text = pq_getmsgtext(buf, len, &nbytes);
 	PG_RETURN_POINTER(sp_value_from_config(sp_spec_read(text)));

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds and installs segpipe,
+# starts a throwaway cluster, loads a generated time series (three days of
+# readings of a machine that switches on and off) and runs the README's
+# example queries, printing each with its result.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/test/lib.sh"
+
+ensure_deps
+build_install
+pg_virtualenv -v "$PG_MAJOR" python3 "$ROOT/test/readme.py" --demo

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Feed malformed specs and malformed binary values to a live server.
+
+Text: valid specs mutated at random (characters replaced, inserted,
+deleted, pieces spliced from other specs, numbers pushed to extremes) are
+cast to pipeline; the ones that are accepted also run through segment_agg
+over rows with NaN, Infinity and NULLs.  Binary: wire forms of valid specs
+with bytes flipped, lengths changed or cut short, and random bytes, go
+through pipeline_recv by binary COPY.
+
+Passing means: the server never crashes or loses the connection, and every
+refusal carries an expected SQLSTATE (22P02, 22P03, 22023, 0A000, 2202E,
+22004), never an internal error.  The seed is fixed (FUZZ_SEED to change
+it); FUZZ_CASES sets the number of text cases (binary: half as many).
+"""
+import os
+import random
+import struct
+import subprocess
+import sys
+
+DB = "segpipe_fuzz"
+SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
+CASES = int(os.environ.get("FUZZ_CASES", "3000"))
+ALLOWED = {"ok", "22P02", "22P03", "22023", "0A000", "2202E", "22004"}
+
+SEEDS = [
+    '{"type": "Identity"}',
+    '{"type": "MovingAverage", "window_size": 3}',
+    '{"type": "StandardDeviation", "id": "sd", "window_size": 2}',
+    '{"type": "Pipeline", "id": "p", "input_port_types": ["number"], '
+    '"output_port_types": ["number", "number"], '
+    '"operators": [{"type": "Identity", "id": "in"}, {"type": "MovingSum", "id": "ms", "window_size": 2}, '
+    '{"type": "CountNumber", "id": "n"}], '
+    '"connections": [{"from": "in", "to": "ms", "fromPort": "o1", "toPort": "i1"}, {"from": "ms", "to": "n"}], '
+    '"entryOperator": "in", "outputMappings": {"ms": {"o1": "o1"}, "n": {"o1": "o2"}}, "late": "drop"}',
+    '{"type": "Pipeline", "operators": [{"type": "CumulativeSum", "id": "a"}, {"type": "MovingAverage", "id": "b", "window_size": 1}], '
+    '"connections": [{"from": "a", "to": "b"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}',
+]
+TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
+          '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
+          '"boolean"', '"vector_number"', '"window_size"', '"operators"', '"connections"', '\u00e9',
+          '\u2028', '[' * 70, ']' * 70]
+
+
+def mutate(rng, s):
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(6)
+        pos = rng.randint(0, len(s))
+        if op == 0 and s:
+            s = s[:pos] + s[pos + 1:]
+        elif op == 1:
+            s = s[:pos] + rng.choice(TOKENS) + s[pos:]
+        elif op == 2:
+            s = s[:pos] + chr(rng.randint(1, 0x7f)) + s[pos + 1:]
+        elif op == 3:
+            other = rng.choice(SEEDS)
+            a = rng.randint(0, len(other))
+            s = s[:pos] + other[a:a + rng.randint(1, 40)] + s[pos:]
+        elif op == 4:
+            s = s[:pos]
+        else:
+            s = s.replace(str(rng.randint(0, 9)), rng.choice(['0', '-5', '1e6', '999999999', '3.5']), 1)
+    return s
+
+
+def wire(spec_text):
+    b = spec_text.encode()
+    return bytes([1, 0, 0, 0]) + struct.pack(">I", len(b)) + b
+
+
+def mutate_bytes(rng, b):
+    b = bytearray(b)
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(4)
+        if op == 0 and b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op == 1:
+            b = b[:rng.randint(0, len(b))]
+        elif op == 2:
+            b[4:8] = struct.pack(">I", rng.choice([0, 1, len(b), max(len(b) - 8, 0), 0x7fffffff, 0xffffffff]))
+        else:
+            b += bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+    return bytes(b)
+
+
+def quote(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+PRELUDE = r"""
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+CREATE EXTENSION segpipe;
+CREATE TABLE rows AS
+  SELECT i AS ts, ('{1, NaN, Infinity, -Infinity, NULL, 0, -2.5, 1e300}'::float8[])[1 + i % 8] AS v,
+         ('{1, 1, NULL, 2, NaN, NaN, 3, 3}'::float8[])[1 + (i * 3) % 8] AS k
+  FROM generate_series(1, 40) AS i;
+CREATE FUNCTION fuzz_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    p pipeline;
+BEGIN
+    BEGIN
+        p := spec::pipeline;
+    EXCEPTION WHEN OTHERS THEN
+        RETURN SQLSTATE;
+    END;
+    BEGIN
+        PERFORM count(e) FROM (SELECT segment_agg(v, k, p) OVER (ORDER BY ts) AS e FROM rows) s;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT IN ('22023') THEN RETURN 'run ' || SQLSTATE; END IF;
+    END;
+    BEGIN
+        PERFORM count(e) FROM (SELECT segment_agg(CASE WHEN v IS NULL THEN NULL ELSE ARRAY[v, v] END, k, p)
+                                      OVER (ORDER BY ts) AS e FROM rows) s;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT IN ('2202E') THEN RETURN 'run[] ' || SQLSTATE; END IF;
+    END;
+    RETURN 'ok';
+END $$;
+CREATE FUNCTION fuzz_recv(bytes bytea) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    CREATE TEMP TABLE raw_field (b bytea);
+    CREATE TEMP TABLE recv_field (p pipeline);
+    INSERT INTO raw_field VALUES (bytes);
+    COPY raw_field TO '/tmp/segpipe_fuzz_raw.bin' (FORMAT binary);
+    COPY recv_field FROM '/tmp/segpipe_fuzz_raw.bin' (FORMAT binary);
+    PERFORM p::text FROM recv_field;
+    DROP TABLE raw_field, recv_field;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+"""
+
+
+def main():
+    rng = random.Random(SEED)
+    texts = [mutate(rng, rng.choice(SEEDS)) for _ in range(CASES)]
+    texts = [t.replace("\x00", "") for t in texts]
+    blobs = [mutate_bytes(rng, wire(rng.choice(SEEDS))) for _ in range(CASES // 4)]
+    blobs += [bytes(rng.randrange(256) for _ in range(rng.randint(0, 24))) for _ in range(CASES // 4)]
+
+    script = [PRELUDE]
+    script += ["SELECT fuzz_spec(%s);" % quote(t) for t in texts]
+    script += ["SELECT fuzz_recv('\\x%s');" % b.hex() for b in blobs]
+    script.append("SELECT 'fuzz-done';")
+
+    subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["createdb", "-E", "UTF8", "-T", "template0", DB], check=True)
+    r = subprocess.run(["psql", "-X", "-q", "-d", DB], input="\n".join(script),
+                       capture_output=True, text=True)
+    lines = r.stdout.strip().split("\n")
+    failed = 0
+    if r.returncode != 0 or not lines or lines[-1] != "fuzz-done":
+        print("fuzz: the session ended early (server crash?)", file=sys.stderr)
+        print(r.stderr[-2000:], file=sys.stderr)
+        failed += 1
+    results = lines[:-1]
+    cases = texts + blobs
+    bad = [(cases[i], res) for i, res in enumerate(results) if res not in ALLOWED]
+    for case, res in bad[:20]:
+        print(f"fuzz: unexpected result {res!r} for {case!r}", file=sys.stderr)
+    failed += len(bad)
+    accepted = sum(1 for x in results[:len(texts)] if x == "ok")
+    recv_ok = sum(1 for x in results[len(texts):] if x == "ok")
+    print(f"fuzz: {len(texts)} specs ({accepted} accepted and run), {len(blobs)} binary values "
+          f"({recv_ok} accepted), {len(results)} answered of {len(cases)}")
+    subprocess.run(["dropdb", DB], check=True)
+    passed = len(results) - len(bad)
+    failed += len(cases) - len(results)
+    print(f"fuzz: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

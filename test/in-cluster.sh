@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
+# one summary line counting the individual tests.  Exit status is non-zero
+# when anything failed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+passed=0
+failed=0
+status=0
+
+# add the counts of a "<label>: N passed, M failed" line in file $1
+tally() {
+	local line
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+	failed=$((failed + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
+}
+
+log=$(mktemp)
+
+echo "== pg_regress suites"
+make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1 || status=1
+cat "$log"
+[ $status = 0 ] || head -n 300 regression.diffs 2>/dev/null
+echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
+tally "$log.sum"
+
+for t in "README examples:test/readme.py --check" "input fuzzing:test/fuzz.py"; do
+	echo "== ${t%%:*}"
+	# shellcheck disable=SC2086
+	python3 ${t#*:} 2>&1 | tee "$log" || status=1
+	tally "$log"
+done
+
+rm -f "$log" "$log.sum"
+echo
+echo "$passed passed, $failed failed"
+[ $status = 0 ] && [ "$failed" = 0 ]

@@ -1,0 +1,32 @@
+# Shared by test/demo.sh and test/run-tests.sh: install what is missing,
+# build (warnings are errors) and install the extension.
+
+PG_MAJOR=${PG_MAJOR:-15}
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}
+export PG_CONFIG
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The server headers (postgresql-server-dev-NN) are not on a fresh machine.
+ensure_deps() {
+	local need=()
+	[ -f "/usr/include/postgresql/$PG_MAJOR/server/postgres.h" ] || need+=("postgresql-server-dev-$PG_MAJOR")
+	command -v pg_virtualenv >/dev/null || need+=(postgresql-common)
+	command -v make >/dev/null || need+=(make)
+	command -v gcc >/dev/null || need+=(gcc)
+	command -v python3 >/dev/null || need+=(python3)
+	if [ ${#need[@]} -gt 0 ]; then
+		echo "== installing: ${need[*]}"
+		as_root apt-get update -qq
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	fi
+}
+
+build_install() {
+	echo "== building segpipe"
+	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null
+	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG"
+	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
+}

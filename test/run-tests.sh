@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test of segpipe and exits non-zero on any failure:
+# build (warnings are errors), install, a throwaway PostgreSQL cluster,
+# the pg_regress suites (make installcheck), the README's examples, and the
+# input fuzzer.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/test/lib.sh"
+
+ensure_deps
+build_install
+echo "== starting a throwaway cluster"
+# pg_virtualenv creates a cluster, sets PG* for it, runs the command and
+# drops the cluster afterwards, whatever the outcome.
+pg_virtualenv -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh"
