@@ -62,7 +62,7 @@ def normalise(text):
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--check"
-    subprocess.run(["dropdb", "--if-exists", DB], check=True)
+    subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", "-E", "UTF8", "-T", "template0", DB], check=True)
     passed = failed = 0
     for sql, expected, line in blocks(os.path.join(ROOT, "README.md")):
