@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmark (not part of the default test run): segment_agg against
+# built-in window functions over the same rows, run side by side in
+# alternating order, printing medians and ratios; then the partition-memory
+# check (temporary bytes written for one huge partition).
+#
+#   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/test/lib.sh"
+ensure_deps
+build_install
+pg_virtualenv -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
+	python3 "$ROOT/test/bench.py" "$@"
