@@ -20,7 +20,7 @@ OBJS = \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation operators mesh type_io
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

@@ -33,3 +33,16 @@ LANGUAGE sql AS $$
                       SELECT n + 1, 0, 1) AS r) AS s
   WHERE i = n + 1
 $$;
+
+-- try_spec(spec) casts spec to pipeline and returns 'ok', or the error's
+-- SQLSTATE, message and detail.
+CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    detail text;
+BEGIN
+    PERFORM spec::pipeline;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
+END $$;

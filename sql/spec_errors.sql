@@ -1,19 +1,8 @@
 -- Every invalid spec is refused when it is read, with a message naming the
--- field, operator or port at fault (SPEC section 4).  try_spec() shows the
--- SQLSTATE, message and detail of the error, or 'ok'.
+-- field, operator or port at fault (SPEC section 4).  try_spec() (from
+-- setup.sql) shows the SQLSTATE, message and detail of the error, or 'ok'.
 \pset format unaligned
 \pset null 'null'
-
-CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    detail text;
-BEGIN
-    PERFORM spec::pipeline;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
-END $$;
 
 -- Malformed JSON: 22P02, with the character where reading stopped.
 SELECT try_spec('{"type": "Identity"');
@@ -128,4 +117,3 @@ SELECT try_spec('{"operators": [{"type": "CountNumber"}]}');
 SELECT '{"type": "MovingAverage", "id": "ma", "window_size": 0}'::pipeline;
 SELECT 'not json'::pipeline;
 
-DROP FUNCTION try_spec(text);

@@ -129,13 +129,17 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 				j->num < d->min || j->num > d->max)
 				SPEC_ERROR("operator \"%s\": \"%s\" must be an integer between %.0f and %.0f",
 						   op->id, d->name, d->min, d->max);
-			*(int32 *) field = (int32) j->num;
-			break;
+			{
+				int32		v = (int32) j->num;
+
+				memcpy(field, &v, sizeof(v));
+				break;
+			}
 		case SP_PARAM_FLOAT:
 			if (j->kind != SPJ_NUMBER)
 				SPEC_ERROR("operator \"%s\": \"%s\" must be a number",
 						   op->id, d->name);
-			*(double *) field = j->num;
+			memcpy(field, &j->num, sizeof(double));
 			break;
 		case SP_PARAM_VECTOR:
 			{
@@ -165,7 +169,7 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 					for (int k = 0; d->choices[k]; k++)
 						if (strcmp(d->choices[k], j->str) == 0)
 						{
-							*(int32 *) field = k;
+							memcpy(field, &k, sizeof(k));
 							return;
 						}
 				initStringInfo(&words);
@@ -206,9 +210,13 @@ read_operator(SpOperator *op, const SpJson *j, int index)
 			SPEC_ERROR("operator \"%s\": parameter \"%s\" is required",
 					   op->id, d->name);
 		else if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE)
-			*(int32 *) ((char *) &op->params + d->offset) = (int32) d->dflt;
+		{
+			int32		v = (int32) d->dflt;
+
+			memcpy((char *) &op->params + d->offset, &v, sizeof(v));
+		}
 		else if (d->kind == SP_PARAM_FLOAT)
-			*(double *) ((char *) &op->params + d->offset) = d->dflt;
+			memcpy((char *) &op->params + d->offset, &d->dflt, sizeof(double));
 	}
 	for (int i = 0; i < j->n; i++)
 	{
@@ -565,6 +573,8 @@ write_operator(StringInfo buf, const SpOperator *op)
 	for (const SpParamDef *d = op->type->params; d->name; d++)
 	{
 		const char *field = (const char *) &op->params + d->offset;
+		int32		ival;
+		double		fval;
 
 		appendStringInfoString(buf, ", ");
 		escape_json(buf, d->name);
@@ -572,10 +582,12 @@ write_operator(StringInfo buf, const SpOperator *op)
 		switch (d->kind)
 		{
 			case SP_PARAM_INT:
-				appendStringInfo(buf, "%d", *(const int32 *) field);
+				memcpy(&ival, field, sizeof(ival));
+				appendStringInfo(buf, "%d", ival);
 				break;
 			case SP_PARAM_FLOAT:
-				sp_write_float8(buf, *(const double *) field);
+				memcpy(&fval, field, sizeof(fval));
+				sp_write_float8(buf, fval);
 				break;
 			case SP_PARAM_VECTOR:
 				{
@@ -592,7 +604,8 @@ write_operator(StringInfo buf, const SpOperator *op)
 					break;
 				}
 			case SP_PARAM_CHOICE:
-				escape_json(buf, d->choices[*(const int32 *) field]);
+				memcpy(&ival, field, sizeof(ival));
+				escape_json(buf, d->choices[ival]);
 				break;
 		}
 	}
