@@ -17,10 +17,13 @@ OBJS = \
 	src/sp_registry.o \
 	src/ops_trackers.o \
 	src/ops_window.o \
+	src/ops_compare.o \
+	src/ops_arith.o \
+	src/ops_dsp.o \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

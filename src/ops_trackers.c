@@ -7,6 +7,7 @@
 
 #include "sp_operator.h"
 #include "sp_sum.h"
+#include "utils/float.h"
 
 static const SpParamDef no_params[] = {SP_PARAM_END};
 
@@ -99,4 +100,78 @@ const SpOpType sp_op_count_number = {
 	.step = count_step,
 	.visit = count_visit,
 	.check_state = count_check,
+};
+
+/*
+ * MaxTracker / MinTracker: running extreme since reset, in PostgreSQL's
+ * float8 ordering (NaN above everything), as max() and min() see it.
+ */
+
+typedef struct TrackerState
+{
+	int64		n;				/* values seen; 0 means no extreme yet */
+	double		best;
+} TrackerState;
+
+static size_t
+tracker_state_size(const SpParams *p)
+{
+	return sizeof(TrackerState);
+}
+
+static bool
+max_tracker_step(const SpParams *p, void *state, const double *in, double *out)
+{
+	TrackerState *s = state;
+
+	if (s->n++ == 0 || float8_gt(in[0], s->best))
+		s->best = in[0];
+	*out = s->best;
+	return true;
+}
+
+static bool
+min_tracker_step(const SpParams *p, void *state, const double *in, double *out)
+{
+	TrackerState *s = state;
+
+	if (s->n++ == 0 || float8_lt(in[0], s->best))
+		s->best = in[0];
+	*out = s->best;
+	return true;
+}
+
+static void
+tracker_visit(const SpParams *p, void *state, SpStateVisitor *v)
+{
+	TrackerState *s = state;
+
+	v->i64(v, "count", &s->n);
+	v->f64(v, "extreme", &s->best);
+}
+
+static const char *
+tracker_check(const SpParams *p, const void *state)
+{
+	return ((const TrackerState *) state)->n < 0 ? "count must not be negative" : NULL;
+}
+
+const SpOpType sp_op_max_tracker = {
+	.name = "MaxTracker",
+	.params = no_params,
+	.nin = 1,
+	.state_size = tracker_state_size,
+	.step = max_tracker_step,
+	.visit = tracker_visit,
+	.check_state = tracker_check,
+};
+
+const SpOpType sp_op_min_tracker = {
+	.name = "MinTracker",
+	.params = no_params,
+	.nin = 1,
+	.state_size = tracker_state_size,
+	.step = min_tracker_step,
+	.visit = tracker_visit,
+	.check_state = tracker_check,
 };

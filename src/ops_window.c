@@ -16,6 +16,7 @@
 
 #include "sp_operator.h"
 #include "sp_sum.h"
+#include "utils/float.h"
 
 typedef struct WindowCore
 {
@@ -261,4 +262,256 @@ const SpOpType sp_op_standard_deviation = {
 	.step = stddev_step,
 	.visit = core_visit_squares,
 	.check_state = core_check,
+};
+
+/*
+ * Sliding extremes with a monotonic deque: each value enters and leaves the
+ * deque once, so a row costs amortised O(1) whatever the window.  The deque
+ * holds (value, index) pairs in a ring of 'cap' slots, values strictly
+ * decreasing from the front for a maximum (increasing for a minimum), in
+ * PostgreSQL's float8 ordering (NaN above everything).
+ */
+typedef struct Deque
+{
+	int64		head;			/* slot of the front */
+	int64		len;
+} Deque;
+
+/* Push value x with index t into a deque over windows of 'window' values. */
+static void
+deque_push(Deque *d, double *val, int64 *idx, int64 window, double x, int64 t,
+		   bool want_max)
+{
+	/* what has left the window goes first, so there is always a free slot */
+	while (d->len > 0 && idx[d->head] <= t - window)
+	{
+		d->head = (d->head + 1) % window;
+		d->len--;
+	}
+	/* then everything x makes irrelevant, from the back */
+	while (d->len > 0)
+	{
+		int64		back = (d->head + d->len - 1) % window;
+		int			c = float8_cmp_internal(val[back], x);
+
+		if (want_max ? c > 0 : c < 0)
+			break;
+		d->len--;
+	}
+	val[(d->head + d->len) % window] = x;
+	idx[(d->head + d->len) % window] = t;
+	d->len++;
+}
+
+static double
+deque_front(const Deque *d, const double *val)
+{
+	return val[d->head];
+}
+
+/* A decoded deque must be in range, in index order and monotonic. */
+static const char *
+deque_check(const Deque *d, const double *val, const int64 *idx, int64 window,
+			int64 t, bool want_max)
+{
+	if (d->head < 0 || d->head >= window || d->len < 0 || d->len > window ||
+		d->len > t)
+		return "deque bounds are out of range";
+	for (int64 k = 0; k < d->len; k++)
+	{
+		int64		slot = (d->head + k) % window;
+
+		if (idx[slot] < t - window || idx[slot] >= t)
+			return "deque index is out of range";
+		if (k > 0)
+		{
+			int64		prev = (d->head + k - 1) % window;
+			int			c = float8_cmp_internal(val[prev], val[slot]);
+
+			if (idx[prev] >= idx[slot] || (want_max ? c <= 0 : c >= 0))
+				return "deque is not monotonic";
+		}
+	}
+	return NULL;
+}
+
+/* WindowMinMax: min or max of the last window_size values. */
+
+static const char *const min_max_words[] = {"min", "max", NULL};
+
+#define MODE_MAX 1
+
+static const SpParamDef window_min_max_params[] = {
+	SP_PARAM_WINDOW_SIZE(1),
+	{"mode", SP_PARAM_CHOICE, offsetof(SpParams, choice), true, 0, 0, 0, min_max_words},
+	SP_PARAM_END
+};
+
+typedef struct ExtremeState
+{
+	int64		t;				/* values seen since reset */
+	Deque		dq;
+	/* followed by double val[window_size], int64 idx[window_size] */
+} ExtremeState;
+
+#define EXTREME_VAL(s) ((double *) ((char *) (s) + sizeof(ExtremeState)))
+#define EXTREME_IDX(s, n) ((int64 *) (EXTREME_VAL(s) + (n)))
+
+static size_t
+window_min_max_state_size(const SpParams *p)
+{
+	return sizeof(ExtremeState) + (sizeof(double) + sizeof(int64)) * p->window_size;
+}
+
+static bool
+window_min_max_step(const SpParams *p, void *state, const double *in, double *out)
+{
+	ExtremeState *s = state;
+	int64		n = p->window_size;
+
+	deque_push(&s->dq, EXTREME_VAL(s), EXTREME_IDX(s, n), n, in[0], s->t,
+			   p->choice == MODE_MAX);
+	if (++s->t < n)
+		return false;
+	*out = deque_front(&s->dq, EXTREME_VAL(s));
+	return true;
+}
+
+static void
+window_min_max_visit(const SpParams *p, void *state, SpStateVisitor *v)
+{
+	ExtremeState *s = state;
+
+	v->i64(v, "seen", &s->t);
+	v->i64(v, "head", &s->dq.head);
+	v->i64(v, "len", &s->dq.len);
+	v->f64s(v, "values", EXTREME_VAL(s), p->window_size);
+	v->i64s(v, "indexes", EXTREME_IDX(s, p->window_size), p->window_size);
+}
+
+static const char *
+window_min_max_check(const SpParams *p, const void *state)
+{
+	const ExtremeState *s = state;
+
+	if (s->t < 0)
+		return "seen must not be negative";
+	return deque_check(&s->dq, EXTREME_VAL(s), EXTREME_IDX(s, p->window_size),
+					   p->window_size, s->t, p->choice == MODE_MAX);
+}
+
+const SpOpType sp_op_window_min_max = {
+	.name = "WindowMinMax",
+	.params = window_min_max_params,
+	.nin = 1,
+	.state_size = window_min_max_state_size,
+	.step = window_min_max_step,
+	.visit = window_min_max_visit,
+	.check_state = window_min_max_check,
+};
+
+/*
+ * PeakDetector: with N = 2h + 1, the centre x[t-h] is a peak when it is
+ * strictly greater than the maximum of the h values after it, R(t), and of
+ * the h values before it, which is R(t-h-1).  R comes from a deque over
+ * windows of h; the last h + 1 values of x and of R are kept in rings.
+ */
+
+static const char *
+peak_check_params(SpParams *p)
+{
+	return (p->window_size % 2 == 0) ? "\"window_size\" must be odd" : NULL;
+}
+
+static const SpParamDef peak_params[] = {
+	SP_PARAM_WINDOW_SIZE(3),
+	SP_PARAM_END
+};
+
+typedef struct PeakState
+{
+	int64		t;				/* values seen since reset */
+	Deque		dq;				/* maxima over windows of h */
+	/* followed by val[h], idx[h] (deque), xs[h + 1], rs[h + 1] (rings) */
+} PeakState;
+
+#define PEAK_H(p) ((p)->window_size / 2)
+#define PEAK_VAL(s) ((double *) ((char *) (s) + sizeof(PeakState)))
+#define PEAK_IDX(s, h) ((int64 *) (PEAK_VAL(s) + (h)))
+#define PEAK_XS(s, h) ((double *) (PEAK_IDX(s, h) + (h)))
+#define PEAK_RS(s, h) (PEAK_XS(s, h) + (h) + 1)
+
+static size_t
+peak_state_size(const SpParams *p)
+{
+	int64		h = PEAK_H(p);
+
+	return sizeof(PeakState) + (sizeof(double) + sizeof(int64)) * h +
+		sizeof(double) * 2 * (h + 1);
+}
+
+static bool
+peak_step(const SpParams *p, void *state, const double *in, double *out)
+{
+	PeakState  *s = state;
+	int64		h = PEAK_H(p);
+	int64		slot = s->t % (h + 1);
+	double	   *xs = PEAK_XS(s, h);
+	double	   *rs = PEAK_RS(s, h);
+	double		right;
+	bool		peak = false;
+
+	deque_push(&s->dq, PEAK_VAL(s), PEAK_IDX(s, h), h, in[0], s->t, true);
+	right = deque_front(&s->dq, PEAK_VAL(s));
+	if (s->t >= 2 * h)
+	{
+		/* read the centre and R(t-h-1) before their slots are reused */
+		double		centre = xs[(s->t - h) % (h + 1)];
+		double		left = rs[slot];
+
+		peak = float8_gt(centre, left) && float8_gt(centre, right);
+		if (peak)
+			*out = centre;
+	}
+	xs[slot] = in[0];
+	rs[slot] = right;
+	s->t++;
+	return peak;
+}
+
+static void
+peak_visit(const SpParams *p, void *state, SpStateVisitor *v)
+{
+	PeakState  *s = state;
+	int64		h = PEAK_H(p);
+
+	v->i64(v, "seen", &s->t);
+	v->i64(v, "head", &s->dq.head);
+	v->i64(v, "len", &s->dq.len);
+	v->f64s(v, "values", PEAK_VAL(s), h);
+	v->i64s(v, "indexes", PEAK_IDX(s, h), h);
+	v->f64s(v, "recent", PEAK_XS(s, h), h + 1);
+	v->f64s(v, "recent_maxima", PEAK_RS(s, h), h + 1);
+}
+
+static const char *
+peak_check(const SpParams *p, const void *state)
+{
+	const PeakState *s = state;
+	int64		h = PEAK_H(p);
+
+	if (s->t < 0)
+		return "seen must not be negative";
+	return deque_check(&s->dq, PEAK_VAL(s), PEAK_IDX(s, h), h, s->t, true);
+}
+
+const SpOpType sp_op_peak_detector = {
+	.name = "PeakDetector",
+	.params = peak_params,
+	.nin = 1,
+	.check_params = peak_check_params,
+	.state_size = peak_state_size,
+	.step = peak_step,
+	.visit = peak_visit,
+	.check_state = peak_check,
 };

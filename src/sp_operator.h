@@ -66,10 +66,15 @@ typedef struct SpParamDef
 
 #define SP_PARAM_END {NULL}
 
-/* The parameter most windowed operators share. */
+/* Parameters several operators share. */
 #define SP_PARAM_WINDOW_SIZE(lo) \
 	{"window_size", SP_PARAM_INT, offsetof(SpParams, window_size), true, 0, \
 	 (lo), SP_MAX_WINDOW, NULL}
+#define SP_PARAM_VALUE \
+	{"value", SP_PARAM_FLOAT, offsetof(SpParams, value), true}
+#define SP_PARAM_NUM_PORTS \
+	{"numPorts", SP_PARAM_INT, offsetof(SpParams, num_ports), false, 2, \
+	 2, SP_MAX_PORTS, NULL}
 
 /*
  * State visitor: one function per operator walks its state, naming each
@@ -83,6 +88,7 @@ struct SpStateVisitor
 	void		(*f64) (SpStateVisitor *v, const char *name, double *field);
 	void		(*i64) (SpStateVisitor *v, const char *name, int64 *field);
 	void		(*f64s) (SpStateVisitor *v, const char *name, double *field, int n);
+	void		(*i64s) (SpStateVisitor *v, const char *name, int64 *field, int n);
 	void	   *private;
 };
 
@@ -96,8 +102,11 @@ typedef struct SpOpType
 	SpPortType	in_type;
 	SpPortType	out_type;		/* every operator has exactly one output */
 
-	/* cross-parameter checks; returns NULL or a message naming the parameter */
-	const char *(*check_params) (const SpParams *p);
+	/*
+	 * Cross-parameter checks, and derived defaults filled in; returns NULL
+	 * or a message naming the parameter.
+	 */
+	const char *(*check_params) (SpParams *p);
 	size_t		(*state_size) (const SpParams *p);
 
 	/*

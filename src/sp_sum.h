@@ -6,11 +6,17 @@
  * carries about 106 bits: adding and later removing the same values (a
  * sliding window) returns to the exact previous sum for millions of rows,
  * and a variance computed as S2 - S1^2/n loses nothing visible to cancellation.
+ *
+ * As in PostgreSQL's float8 arithmetic, finite operands whose result
+ * overflows raise "value out of range: overflow"; infinite operands give
+ * infinite or NaN results.
  */
 #ifndef SP_SUM_H
 #define SP_SUM_H
 
 #include <math.h>
+
+#include "utils/float.h"
 
 typedef struct SpSum
 {
@@ -39,13 +45,15 @@ sp_sum_add_sum(SpSum a, SpSum b)
 	/* Infinity and NaN have no error term; keep lo finite and zero. */
 	if (!isfinite(s.hi))
 	{
+		if (isinf(s.hi) && isfinite(a.hi) && isfinite(b.hi))
+			float_overflow_error();
 		s.lo = 0.0;
 		return s;
 	}
 	s.lo += a.lo + b.lo;
 	s = sp_two_sum(s.hi, s.lo);
-	if (!isfinite(s.hi))
-		s.lo = 0.0;
+	if (isinf(s.hi))
+		float_overflow_error();
 	return s;
 }
 
@@ -64,7 +72,14 @@ sp_two_prod(double a, double b)
 	SpSum		r;
 
 	r.hi = a * b;
-	r.lo = isfinite(r.hi) ? fma(a, b, -r.hi) : 0.0;
+	if (isfinite(r.hi))
+		r.lo = fma(a, b, -r.hi);
+	else
+	{
+		if (isinf(r.hi) && isfinite(a) && isfinite(b))
+			float_overflow_error();
+		r.lo = 0.0;
+	}
 	return r;
 }
 
