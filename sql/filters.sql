@@ -53,7 +53,7 @@ SELECT trace('{"type": "CompareGT", "value": 2}', '{1, 2, 3, NaN, Infinity, -Inf
 SELECT trace('{"type": "CompareLT", "value": 2}', '{1, 2, 3, NaN, Infinity, -Infinity}');
 SELECT trace('{"type": "CompareGTE", "value": 2}', '{1, 2, 3, NaN, Infinity, -Infinity}');
 SELECT trace('{"type": "CompareLTE", "value": 2}', '{1, 2, 3, NaN, Infinity, -Infinity}');
--- -0 equals 0; the smallest negative float8 is below it.
+-- -0 equals 0; 5e-324 and -5e-324, the float8s nearest to 0, do not.
 SELECT trace('{"type": "CompareGT", "value": 0}', '{-0, 5e-324}');
 SELECT trace('{"type": "CompareLT", "value": 0}', '{-0, -5e-324, NaN}');
 SELECT trace('{"type": "CompareGTE", "value": 0}', '{-0, -5e-324, NaN}');
@@ -170,7 +170,7 @@ SELECT try_spec('{"type": "Pipeline", "input_port_types": ["boolean"],
   "operators": [{"type": "CompareLT", "id": "lt", "value": 1}], "output_port_types": ["boolean"]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["boolean"], "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');
 
--- Mapping a boolean output to a number pipeline output port is refused;
+-- Mapping a boolean output to a number pipeline output port is refused,
 -- to a boolean port it works.
 SELECT try_spec('{"type": "Pipeline", "output_port_types": ["number"],
   "operators": [{"type": "CompareGT", "id": "gt", "value": 0}], "outputMappings": {"gt": {"o1": "o1"}}}');

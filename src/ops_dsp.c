@@ -184,16 +184,16 @@ typedef struct IirState
 {
 	Ring		x;
 	Ring		y;
-	/* followed by double xs[len(b)], ys[len(a)] */
+	double		v[FLEXIBLE_ARRAY_MEMBER];	/* inputs[len(b)], outputs[len(a)] */
 } IirState;
 
-#define IIR_XS(s) ((double *) ((char *) (s) + sizeof(IirState)))
-#define IIR_YS(s, p) (IIR_XS(s) + (p)->nvec[0])
+#define IIR_XS(s) ((s)->v)
+#define IIR_YS(s, p) ((s)->v + (p)->nvec[0])
 
 static size_t
 iir_state_size(const SpParams *p)
 {
-	return sizeof(IirState) + sizeof(double) * (p->nvec[0] + p->nvec[1]);
+	return offsetof(IirState, v) + sizeof(double) * (p->nvec[0] + p->nvec[1]);
 }
 
 static bool

@@ -89,11 +89,11 @@ static double
 core_sum(const WindowCore *c)
 {
 	if (c->nan > 0 || (c->pinf > 0 && c->ninf > 0))
-		return NAN;
+		return get_float8_nan();
 	if (c->pinf > 0)
-		return INFINITY;
+		return get_float8_infinity();
 	if (c->ninf > 0)
-		return -INFINITY;
+		return -get_float8_infinity();
 	return sp_sum_value(c->sum);
 }
 
@@ -240,7 +240,7 @@ stddev_step(const SpParams *p, void *state, const double *in, double *out)
 		return false;
 	if (core_nonfinite(c))
 	{
-		*out = NAN;
+		*out = get_float8_nan();
 		return true;
 	}
 	/* sum of squared deviations = S2 - S1 * S1 / n, in double-double */
@@ -267,9 +267,10 @@ const SpOpType sp_op_standard_deviation = {
 /*
  * Sliding extremes with a monotonic deque: each value enters and leaves the
  * deque once, so a row costs amortised O(1) whatever the window.  The deque
- * holds (value, index) pairs in a ring of 'cap' slots, values strictly
+ * holds (value, index) pairs in two rings of 'window' slots, values strictly
  * decreasing from the front for a maximum (increasing for a minimum), in
- * PostgreSQL's float8 ordering (NaN above everything).
+ * PostgreSQL's float8 ordering (NaN above everything).  Indexes are kept as
+ * float8, exact below 2^53 rows, so that a state is one array of float8.
  */
 typedef struct Deque
 {
@@ -279,11 +280,11 @@ typedef struct Deque
 
 /* Push value x with index t into a deque over windows of 'window' values. */
 static void
-deque_push(Deque *d, double *val, int64 *idx, int64 window, double x, int64 t,
+deque_push(Deque *d, double *val, double *idx, int64 window, double x, int64 t,
 		   bool want_max)
 {
 	/* what has left the window goes first, so there is always a free slot */
-	while (d->len > 0 && idx[d->head] <= t - window)
+	while (d->len > 0 && idx[d->head] <= (double) (t - window))
 	{
 		d->head = (d->head + 1) % window;
 		d->len--;
@@ -299,19 +300,13 @@ deque_push(Deque *d, double *val, int64 *idx, int64 window, double x, int64 t,
 		d->len--;
 	}
 	val[(d->head + d->len) % window] = x;
-	idx[(d->head + d->len) % window] = t;
+	idx[(d->head + d->len) % window] = (double) t;
 	d->len++;
-}
-
-static double
-deque_front(const Deque *d, const double *val)
-{
-	return val[d->head];
 }
 
 /* A decoded deque must be in range, in index order and monotonic. */
 static const char *
-deque_check(const Deque *d, const double *val, const int64 *idx, int64 window,
+deque_check(const Deque *d, const double *val, const double *idx, int64 window,
 			int64 t, bool want_max)
 {
 	if (d->head < 0 || d->head >= window || d->len < 0 || d->len > window ||
@@ -321,7 +316,9 @@ deque_check(const Deque *d, const double *val, const int64 *idx, int64 window,
 	{
 		int64		slot = (d->head + k) % window;
 
-		if (idx[slot] < t - window || idx[slot] >= t)
+		/* also refuses NaN and fractional indexes */
+		if (!(idx[slot] >= (double) (t - window) && idx[slot] < (double) t) ||
+			idx[slot] != floor(idx[slot]))
 			return "deque index is out of range";
 		if (k > 0)
 		{
@@ -351,16 +348,13 @@ typedef struct ExtremeState
 {
 	int64		t;				/* values seen since reset */
 	Deque		dq;
-	/* followed by double val[window_size], int64 idx[window_size] */
+	double		v[FLEXIBLE_ARRAY_MEMBER];	/* values[N], then indexes[N] */
 } ExtremeState;
-
-#define EXTREME_VAL(s) ((double *) ((char *) (s) + sizeof(ExtremeState)))
-#define EXTREME_IDX(s, n) ((int64 *) (EXTREME_VAL(s) + (n)))
 
 static size_t
 window_min_max_state_size(const SpParams *p)
 {
-	return sizeof(ExtremeState) + (sizeof(double) + sizeof(int64)) * p->window_size;
+	return offsetof(ExtremeState, v) + sizeof(double) * 2 * p->window_size;
 }
 
 static bool
@@ -369,11 +363,10 @@ window_min_max_step(const SpParams *p, void *state, const double *in, double *ou
 	ExtremeState *s = state;
 	int64		n = p->window_size;
 
-	deque_push(&s->dq, EXTREME_VAL(s), EXTREME_IDX(s, n), n, in[0], s->t,
-			   p->choice == MODE_MAX);
+	deque_push(&s->dq, s->v, s->v + n, n, in[0], s->t, p->choice == MODE_MAX);
 	if (++s->t < n)
 		return false;
-	*out = deque_front(&s->dq, EXTREME_VAL(s));
+	*out = s->v[s->dq.head];
 	return true;
 }
 
@@ -385,8 +378,8 @@ window_min_max_visit(const SpParams *p, void *state, SpStateVisitor *v)
 	v->i64(v, "seen", &s->t);
 	v->i64(v, "head", &s->dq.head);
 	v->i64(v, "len", &s->dq.len);
-	v->f64s(v, "values", EXTREME_VAL(s), p->window_size);
-	v->i64s(v, "indexes", EXTREME_IDX(s, p->window_size), p->window_size);
+	v->f64s(v, "values", s->v, p->window_size);
+	v->f64s(v, "indexes", s->v + p->window_size, p->window_size);
 }
 
 static const char *
@@ -396,8 +389,8 @@ window_min_max_check(const SpParams *p, const void *state)
 
 	if (s->t < 0)
 		return "seen must not be negative";
-	return deque_check(&s->dq, EXTREME_VAL(s), EXTREME_IDX(s, p->window_size),
-					   p->window_size, s->t, p->choice == MODE_MAX);
+	return deque_check(&s->dq, s->v, s->v + p->window_size, p->window_size,
+					   s->t, p->choice == MODE_MAX);
 }
 
 const SpOpType sp_op_window_min_max = {
@@ -428,26 +421,20 @@ static const SpParamDef peak_params[] = {
 	SP_PARAM_END
 };
 
+/* v holds, in order: deque values[h], deque indexes[h], xs[h + 1], rs[h + 1] */
 typedef struct PeakState
 {
 	int64		t;				/* values seen since reset */
 	Deque		dq;				/* maxima over windows of h */
-	/* followed by val[h], idx[h] (deque), xs[h + 1], rs[h + 1] (rings) */
+	double		v[FLEXIBLE_ARRAY_MEMBER];
 } PeakState;
 
 #define PEAK_H(p) ((p)->window_size / 2)
-#define PEAK_VAL(s) ((double *) ((char *) (s) + sizeof(PeakState)))
-#define PEAK_IDX(s, h) ((int64 *) (PEAK_VAL(s) + (h)))
-#define PEAK_XS(s, h) ((double *) (PEAK_IDX(s, h) + (h)))
-#define PEAK_RS(s, h) (PEAK_XS(s, h) + (h) + 1)
 
 static size_t
 peak_state_size(const SpParams *p)
 {
-	int64		h = PEAK_H(p);
-
-	return sizeof(PeakState) + (sizeof(double) + sizeof(int64)) * h +
-		sizeof(double) * 2 * (h + 1);
+	return offsetof(PeakState, v) + sizeof(double) * (4 * PEAK_H(p) + 2);
 }
 
 static bool
@@ -456,13 +443,13 @@ peak_step(const SpParams *p, void *state, const double *in, double *out)
 	PeakState  *s = state;
 	int64		h = PEAK_H(p);
 	int64		slot = s->t % (h + 1);
-	double	   *xs = PEAK_XS(s, h);
-	double	   *rs = PEAK_RS(s, h);
+	double	   *xs = s->v + 2 * h;
+	double	   *rs = xs + h + 1;
 	double		right;
 	bool		peak = false;
 
-	deque_push(&s->dq, PEAK_VAL(s), PEAK_IDX(s, h), h, in[0], s->t, true);
-	right = deque_front(&s->dq, PEAK_VAL(s));
+	deque_push(&s->dq, s->v, s->v + h, h, in[0], s->t, true);
+	right = s->v[s->dq.head];
 	if (s->t >= 2 * h)
 	{
 		/* read the centre and R(t-h-1) before their slots are reused */
@@ -488,10 +475,10 @@ peak_visit(const SpParams *p, void *state, SpStateVisitor *v)
 	v->i64(v, "seen", &s->t);
 	v->i64(v, "head", &s->dq.head);
 	v->i64(v, "len", &s->dq.len);
-	v->f64s(v, "values", PEAK_VAL(s), h);
-	v->i64s(v, "indexes", PEAK_IDX(s, h), h);
-	v->f64s(v, "recent", PEAK_XS(s, h), h + 1);
-	v->f64s(v, "recent_maxima", PEAK_RS(s, h), h + 1);
+	v->f64s(v, "values", s->v, h);
+	v->f64s(v, "indexes", s->v + h, h);
+	v->f64s(v, "recent", s->v + 2 * h, h + 1);
+	v->f64s(v, "recent_maxima", s->v + 3 * h + 1, h + 1);
 }
 
 static const char *
@@ -502,7 +489,7 @@ peak_check(const SpParams *p, const void *state)
 
 	if (s->t < 0)
 		return "seen must not be negative";
-	return deque_check(&s->dq, PEAK_VAL(s), PEAK_IDX(s, h), h, s->t, true);
+	return deque_check(&s->dq, s->v, s->v + h, h, s->t, true);
 }
 
 const SpOpType sp_op_peak_detector = {

@@ -88,7 +88,6 @@ struct SpStateVisitor
 	void		(*f64) (SpStateVisitor *v, const char *name, double *field);
 	void		(*i64) (SpStateVisitor *v, const char *name, int64 *field);
 	void		(*f64s) (SpStateVisitor *v, const char *name, double *field, int n);
-	void		(*i64s) (SpStateVisitor *v, const char *name, int64 *field, int n);
 	void	   *private;
 };
 

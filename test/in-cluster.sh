@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
-# one summary line counting the individual tests.  Exit status is non-zero
+# one summary line counting the individual tests.
+# Order: static analysis, pg_regress, README examples, fuzzing.  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +23,16 @@ tally() {
 }
 
 log=$(mktemp)
+
+echo "== static analysis (cppcheck)"
+if cppcheck --quiet --enable=warning,portability,performance --std=c99 \
+	-I "$("$PG_CONFIG" --includedir-server)" --suppress=missingIncludeSystem \
+	--suppress='*:/usr/include/*' --suppress=toomanyconfigs --error-exitcode=1 src/*.c; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
 
 echo "== pg_regress suites"
 make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1 || status=1

@@ -17,6 +17,7 @@ ensure_deps() {
 	command -v make >/dev/null || need+=(make)
 	command -v gcc >/dev/null || need+=(gcc)
 	command -v python3 >/dev/null || need+=(python3)
+	command -v cppcheck >/dev/null || need+=(cppcheck)
 	if [ ${#need[@]} -gt 0 ]; then
 		echo "== installing: ${need[*]}"
 		as_root apt-get update -qq
