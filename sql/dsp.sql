@@ -79,7 +79,7 @@ FROM (VALUES (1, 1e308::float8, 0), (2, 1e308, 0), (3, 0, 1)) AS t(ts, v, k);
 -- Difference, FIR [1, 1] and IIR b [1, 1], so it emits nothing, and the
 -- IIR y[n] = x[n] + y[n-1] starts again from 0.  With a leak, ts 4 would
 -- emit 7 - 50 = -43, 7 + 50 = 57, 7 + 60 = 67 and 7 + 50 + 60 = 117, and
--- ts 6 would emit 11 in the iir column.
+-- ts 6 would emit 3 + 1 + 67 = 71 in the iir column.
 SELECT ts,
        segment_agg(v, k, '{"type": "Difference"}') OVER w AS diff,
        segment_agg(v, k, '{"type": "FiniteImpulseResponse", "coeff": [1, 1]}') OVER w AS fir,

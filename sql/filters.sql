@@ -164,8 +164,11 @@ SELECT trace('{"type": "Pipeline",
   "entryOperator": "c", "outputMappings": {"s": {"o1": "o1"}}}', '{1, -1, 0, -0, NaN, -Infinity}');
 
 -- The pipeline's input port must match its entry operator: BooleanToNumber
--- takes a boolean, a comparison takes a number.
+-- takes a boolean, a comparison takes a number.  When input_port_types is
+-- left out it defaults to the entry operator's ports (a README decision),
+-- here ["boolean"], so the first spec is valid.
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": ["number"], "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["boolean"],
   "operators": [{"type": "CompareLT", "id": "lt", "value": 1}], "output_port_types": ["boolean"]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["boolean"], "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');
