@@ -58,3 +58,84 @@ SELECT ts,
 FROM (VALUES (1, 'NaN'::float8, 1), (2, 'Infinity', 1), (3, 1, 2), (4, 2, 2), (5, 0, 3))
      AS t(ts, v, k)
 WINDOW w AS (ORDER BY ts);
+
+-- WindowMinMax: the max or min of the last N values, once full.  The
+-- extreme counts only while it is in the window.
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "max"}', '{5, 1, 2, 3, 0, 0, 0}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{1, 5, 4, 3, 6, 7, 8}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 1, "mode": "max"}', '{4, -2, 7}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 1, "mode": "min"}', '{4, -2, NaN}');
+-- NaN is greater than every number: the max is NaN while a NaN is in the
+-- window, the min ignores it unless the window holds nothing else.
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "max"}', '{1, NaN, 3, 5}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "min"}', '{1, NaN, 3, 5}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "max"}', '{NaN, 1, 2, 3}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{1, NaN, NaN, NaN, 2}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "max"}', '{-Infinity, -Infinity, 1, Infinity, 0, 0}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "min"}', '{Infinity, Infinity, -1, -Infinity, 0, 0}');
+-- Long monotonic runs, down then up and up then down, and repeated values.
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "max"}', '{9, 8, 7, 6, 5, 4, 3, 4, 5, 6, 7, 8, 9}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{9, 8, 7, 6, 5, 4, 3, 4, 5, 6, 7, 8, 9}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 5, "mode": "max"}', '{1, 2, 3, 4, 5, 6, 7, 6, 5, 4, 3, 2, 1}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 5, "mode": "min"}', '{1, 2, 3, 4, 5, 6, 7, 6, 5, 4, 3, 2, 1}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "max"}', '{2, 2, 2, 1, 1, 1}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{1, 1, 1, 2, 2, 2}');
+
+-- PeakDetector: when full and the centre value is strictly greater than
+-- every other value in the window, it emits the centre value.  trace()
+-- shows the last peak found so far.  Window 3: peaks 3, 5 and 6; the
+-- centre 4 of (4, 4, 6) is not strictly greater than its neighbour.
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, 3, 2, 5, 4, 4, 6, 1}');
+-- A plateau is no peak, nor is the largest value at a window's edge.
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, 3, 3, 1}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{5, 1, 0, 2, 9}');
+-- The same series with windows 3 and 5: 5 and 4 are peaks within one
+-- neighbour on each side, only 6 within two.
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, 5, 2, 6, 3, 4, 0}');
+SELECT trace('{"type": "PeakDetector", "window_size": 5}', '{1, 5, 2, 6, 3, 4, 0}');
+-- Window 5: the centre 8 of (8, 1, 8, 2, 3) equals the first value, so it
+-- is no peak; 9 of (2, 3, 9, 5, 1) is.
+SELECT trace('{"type": "PeakDetector", "window_size": 5}', '{8, 1, 8, 2, 3, 9, 5, 1, 0}');
+-- NaN is greater than every number: a NaN centre among numbers is a peak,
+-- two NaNs are equal, and a NaN elsewhere in the window hides a peak.
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{3, NaN, 2, 5, 1}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, NaN, NaN, 2}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{NaN, 5, 1, 0}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, Infinity, NaN, 1}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{-Infinity, -1e308, -Infinity}');
+
+-- Reset is exact for WindowMinMax: segment 2 (one row) does not fill a
+-- window of 2, segment 3 (3, 4) has max 4 and min 3, and a window of 3 is
+-- never full.  With a leak, ts 4 would emit max(1, 5) = 5 and min 1 and the
+-- window of 3 would emit 9 at ts 4 and 5 at ts 6.
+SELECT ts,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 2, "mode": "max"}') OVER w AS max2,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 2, "mode": "min"}') OVER w AS min2,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 3, "mode": "max"}') OVER w AS max3
+FROM (VALUES (1, 9, 1), (2, 1, 1), (3, 5, 2), (4, 3, 3), (5, 4, 3), (6, 0, 4)) AS t(ts, v, k)
+WINDOW w AS (ORDER BY ts);
+-- ... and for PeakDetector: segments (1, 2, 9), (3, 4, 5) have no peak, and
+-- (1, 6, 2) has 6; a window of 5 is never full.  With a leak, the windows
+-- (2, 9, 3) and (1, 2, 9, 3, 4) would make ts 7 emit 9 in both columns.
+SELECT ts,
+       segment_agg(v, k, '{"type": "PeakDetector", "window_size": 3}') OVER w AS peak3,
+       segment_agg(v, k, '{"type": "PeakDetector", "window_size": 5}') OVER w AS peak5
+FROM (VALUES (1, 1, 1), (2, 2, 1), (3, 9, 1), (4, 3, 2), (5, 4, 2), (6, 5, 2), (7, 1, 3),
+             (8, 6, 3), (9, 2, 3), (10, 0, 4)) AS t(ts, v, k)
+WINDOW w AS (ORDER BY ts);
+
+-- Parameters.
+SELECT try_spec('{"type": "WindowMinMax", "window_size": 3}');
+SELECT try_spec('{"type": "WindowMinMax", "mode": "max"}');
+SELECT try_spec('{"type": "WindowMinMax", "id": "w", "window_size": 3, "mode": "median"}');
+SELECT try_spec('{"type": "WindowMinMax", "id": "w", "window_size": 3, "mode": 1}');
+SELECT try_spec('{"type": "WindowMinMax", "id": "w", "window_size": 0, "mode": "min"}');
+SELECT try_spec('{"type": "WindowMinMax", "id": "w", "window_size": 1000000, "mode": "min"}');
+SELECT try_spec('{"type": "PeakDetector"}');
+SELECT try_spec('{"type": "PeakDetector", "id": "p", "window_size": 4}');
+SELECT try_spec('{"type": "PeakDetector", "id": "p", "window_size": 1}');
+SELECT try_spec('{"type": "PeakDetector", "id": "p", "window_size": 1000001}');
+SELECT try_spec('{"type": "PeakDetector", "id": "p", "window_size": 999999}');
+SELECT try_spec('{"type": "PeakDetector", "id": "p", "window_size": 3, "mode": "max"}');
+SELECT '{"type": "WindowMinMax", "mode": "min", "window_size": 3}'::pipeline;
+SELECT '{"type": "PeakDetector", "id": "pk", "window_size": 5}'::pipeline;
