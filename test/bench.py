@@ -30,8 +30,20 @@ QUERIES = [
      """SELECT segment_agg(v, k, '{"type": "MovingAverage", "window_size": 10}') OVER (ORDER BY ts) AS x FROM t"""),
     ("segment_agg MovingAverage(100000)",
      """SELECT segment_agg(v, k, '{"type": "MovingAverage", "window_size": 100000}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg MovingAverage(100000), 1 segment",
+     """SELECT segment_agg(v, 0, '{"type": "MovingAverage", "window_size": 100000}') OVER (ORDER BY ts) AS x FROM t"""),
     ("segment_agg StandardDeviation(10)",
      """SELECT segment_agg(v, k, '{"type": "StandardDeviation", "window_size": 10}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg WindowMinMax(10)",
+     """SELECT segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 10, "mode": "max"}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg WindowMinMax(100000)",
+     """SELECT segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 100000, "mode": "max"}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg WindowMinMax(100000), 1 segment",
+     """SELECT segment_agg(v, 0, '{"type": "WindowMinMax", "window_size": 100000, "mode": "max"}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg PeakDetector(101)",
+     """SELECT segment_agg(v, k, '{"type": "PeakDetector", "window_size": 101}') OVER (ORDER BY ts) AS x FROM t"""),
+    ("segment_agg FIR(16 taps)",
+     """SELECT segment_agg(v, k, '{"type": "FiniteImpulseResponse", "coeff": [1,2,3,4,5,6,7,8,8,7,6,5,4,3,2,1]}') OVER (ORDER BY ts) AS x FROM t"""),
     ("segment_agg float8[] 3-operator mesh",
      """SELECT segment_agg(ARRAY[v], k, '{"type": "Pipeline", "output_port_types": ["number", "number"],
         "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 10},
@@ -56,7 +68,8 @@ def main():
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", DB], check=True)
     psql("CREATE EXTENSION segpipe")
-    # a key that changes every 1000 rows; values with some spread
+    # a key that changes every 1000 rows (the "1 segment" queries use a
+    # constant key instead, so that large windows fill); values with spread
     psql(f"""CREATE TABLE t AS SELECT i AS ts, sin(i) * 100 + i % 7 AS v, (i / 1000)::float8 AS k
              FROM generate_series(1, {ROWS}) AS i""")
     psql("CREATE INDEX ON t (ts)")
