@@ -23,7 +23,7 @@ OBJS = \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

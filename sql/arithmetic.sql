@@ -12,21 +12,6 @@
 -- Errors are shown as their one ERROR line.
 \set VERBOSITY terse
 
--- trace() closes each prefix with a data row of value 0, which reaches the
--- operator in the new segment: Log, Log10 and Power with a negative exponent
--- would fail on it.  This variant closes each prefix with a punctuation row
--- (NULL value, new key), which emits the same and reaches no operator.
-CREATE FUNCTION trace_punct(spec pipeline, vals float8[]) RETURNS text
-LANGUAGE sql AS $$
-  SELECT string_agg(coalesce(e::text, '-'), ' ' ORDER BY n)
-  FROM (SELECT n, i, segment_agg(v, k, spec) OVER (PARTITION BY n ORDER BY i) AS e
-        FROM generate_series(1, cardinality(vals)) AS n,
-             LATERAL (SELECT i, vals[i] AS v, 0 AS k FROM generate_series(1, n) AS i
-                      UNION ALL
-                      SELECT n + 1, NULL, 1) AS r) AS s
-  WHERE i = n + 1
-$$;
-
 -- Scale: x * value, on every row.  Infinities and NaN follow float8.
 SELECT trace('{"type": "Scale", "value": 2}', '{1, -2.5, 0, NaN, Infinity, -Infinity}');
 SELECT trace('{"type": "Scale", "value": -0.5}', '{4, -3, 1e300}');
@@ -58,9 +43,9 @@ SELECT trace('{"type": "Power", "value": 0.5}', '{4, 2, 0, Infinity, NaN}');
 SELECT trace('{"type": "Power", "value": 3}', '{-2, -Infinity}');
 -- x ^ 0 is 1 for every x, NaN included.
 SELECT trace('{"type": "Power", "value": 0}', '{5, 0, NaN, Infinity, -Infinity}');
--- A negative exponent (0 ^ -1 is an error, so trace_punct()).  -Infinity to
+-- A negative exponent (0 ^ -1 is an error).  -Infinity to
 -- an odd negative power is -0.
-SELECT trace_punct('{"type": "Power", "value": -1}', '{2, -4, Infinity, -Infinity, NaN}');
+SELECT trace('{"type": "Power", "value": -1}', '{2, -4, Infinity, -Infinity, NaN}');
 -- Domain errors, overflow and underflow.
 SELECT segment_agg(v, k, '{"type": "Power", "value": -1}') OVER (ORDER BY ts)
 FROM (VALUES (1, 2::float8, 1), (2, 0, 1)) AS t(ts, v, k);
@@ -106,10 +91,10 @@ FROM (VALUES (1, 710::float8, 1)) AS t(ts, v, k);
 SELECT segment_agg(v, k, '{"type": "Exp"}') OVER (ORDER BY ts)
 FROM (VALUES (1, -1000::float8, 1)) AS t(ts, v, k);
 
--- Log (natural) and Log10, traced with trace_punct(): the logarithm of 0 (or
+-- Log (natural) and Log10, traced with trace(): the logarithm of 0 (or
 -- -0) and of a negative number (or -Infinity) are errors.
-SELECT trace_punct('{"type": "Log"}', '{1, 2, 10, Infinity, NaN}');
-SELECT trace_punct('{"type": "Log10"}', '{1000, 0.001, 1, 2, Infinity, NaN}');
+SELECT trace('{"type": "Log"}', '{1, 2, 10, Infinity, NaN}');
+SELECT trace('{"type": "Log10"}', '{1000, 0.001, 1, 2, Infinity, NaN}');
 SELECT segment_agg(v, k, '{"type": "Log"}') OVER (ORDER BY ts)
 FROM (VALUES (1, 0::float8, 1)) AS t(ts, v, k);
 SELECT segment_agg(v, k, '{"type": "Log"}') OVER (ORDER BY ts)
@@ -348,4 +333,3 @@ SELECT try_spec('{"type": "Abs", "value": 1}');
 SELECT try_spec('{"type": "Addition", "coefficients": [1, 2]}');
 SELECT try_spec('{"type": "Linear", "coefficients": [1, 2], "value": 1}');
 
-DROP FUNCTION trace_punct(pipeline, float8[]);

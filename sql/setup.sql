@@ -20,9 +20,10 @@ FROM pg_type WHERE typname = 'pipeline';
 
 -- Test helper used by the operator suites.  trace(spec, vals) shows what the
 -- pipeline's output buffer holds after each prefix of vals: prefix n runs in
--- a partition of its own and is closed by a boundary row right after it, so
--- the emission on that row is the last output produced in the prefix, or
--- '-' when the operator produced nothing yet.
+-- a partition of its own and is closed right after it by a punctuation row
+-- (no value, new key, so it reaches no operator), and the emission on that
+-- row is the last output produced in the prefix, or '-' when the operator
+-- produced nothing yet.
 CREATE FUNCTION trace(spec pipeline, vals float8[]) RETURNS text
 LANGUAGE sql AS $$
   SELECT string_agg(coalesce(e::text, '-'), ' ' ORDER BY n)
@@ -30,7 +31,7 @@ LANGUAGE sql AS $$
         FROM generate_series(1, cardinality(vals)) AS n,
              LATERAL (SELECT i, vals[i] AS v, 0 AS k FROM generate_series(1, n) AS i
                       UNION ALL
-                      SELECT n + 1, 0, 1) AS r) AS s
+                      SELECT n + 1, NULL, 1) AS r) AS s
   WHERE i = n + 1
 $$;
 
