@@ -65,3 +65,25 @@ SELECT trace('{"type": "Pipeline",
                 {"type": "CountNumber", "id": "n"}],
   "connections": [{"from": "ma", "to": "n"}],
   "entryOperator": "ma", "outputMappings": {"n": {"o1": "o1"}}}', '{1, 1, 1, 1}');
+
+-- A moving average into a peak detector: MovingAverage(2) of 1 3 5 1 1 7 9 1
+-- is 2 4 3 1 4 8 5 from row 2 on; PeakDetector(3) over those finds 4 (in
+-- 2 4 3, at row 4) and 8 (in 4 8 5, at row 8).
+SELECT trace('{"type": "Pipeline",
+  "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 2},
+                {"type": "PeakDetector", "id": "peak", "window_size": 3}],
+  "connections": [{"from": "ma", "to": "peak"}],
+  "entryOperator": "ma", "outputMappings": {"peak": {"o1": "o1"}}}', '{1, 3, 5, 1, 1, 7, 9, 1}');
+
+-- Five operators and a boolean stage: how often the 2-row average of |x|
+-- exceeded 2.  |x| = 1 3 4 0 5, averages 2 3.5 2 2.5 from row 2, above 2:
+-- 0 1 0 1, running count 0 1 1 2.
+SELECT trace('{"type": "Pipeline",
+  "operators": [{"type": "Abs", "id": "abs"},
+                {"type": "MovingAverage", "id": "ma", "window_size": 2},
+                {"type": "CompareGT", "id": "above", "value": 2},
+                {"type": "BooleanToNumber", "id": "num"},
+                {"type": "CumulativeSum", "id": "count"}],
+  "connections": [{"from": "abs", "to": "ma"}, {"from": "ma", "to": "above"},
+                  {"from": "above", "to": "num"}, {"from": "num", "to": "count"}],
+  "entryOperator": "abs", "outputMappings": {"count": {"o1": "o1"}}}', '{-1, -3, 4, 0, -5}');
