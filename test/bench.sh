@@ -10,5 +10,5 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/test/lib.sh"
 ensure_deps
 build_install
-pg_virtualenv -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
+pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	python3 "$ROOT/test/bench.py" "$@"

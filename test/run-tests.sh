@@ -12,4 +12,4 @@ build_install
 echo "== starting a throwaway cluster"
 # pg_virtualenv creates a cluster, sets PG* for it, runs the command and
 # drops the cluster afterwards, whatever the outcome.
-pg_virtualenv -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh"
+pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh"
