@@ -50,5 +50,5 @@ done
 
 rm -f "$log" "$log.sum"
 echo
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed" | tee "${SEGPIPE_SUMMARY:-/dev/null}"
 [ $status = 0 ] && [ "$failed" = 0 ]

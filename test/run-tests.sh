@@ -12,4 +12,12 @@ build_install
 echo "== starting a throwaway cluster"
 # pg_virtualenv creates a cluster, sets PG* for it, runs the command and
 # drops the cluster afterwards, whatever the outcome.
-pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh"
+SEGPIPE_SUMMARY=$(mktemp)
+export SEGPIPE_SUMMARY
+status=0
+pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh" || status=$?
+# the summary again, as the last line, after pg_virtualenv's own messages
+echo
+if [ -s "$SEGPIPE_SUMMARY" ]; then cat "$SEGPIPE_SUMMARY"; else echo "0 passed, 1 failed"; status=1; fi
+rm -f "$SEGPIPE_SUMMARY"
+exit $status
