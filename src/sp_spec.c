@@ -117,10 +117,18 @@ string_member(const SpJson *obj, const char *key, const char *ctx, bool required
 
 /* ---- operators ---- */
 
+/* Which of SpParams.vec (and nvec) a vector parameter fills. */
+static int
+vec_slot(const SpParamDef *d)
+{
+	return (int) ((d->offset - offsetof(SpParams, vec)) / sizeof(double *));
+}
+
 static void
 read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 {
 	char	   *field = (char *) &op->params + d->offset;
+	int32		ival;
 
 	switch (d->kind)
 	{
@@ -129,12 +137,9 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 				j->num < d->min || j->num > d->max)
 				SPEC_ERROR("operator \"%s\": \"%s\" must be an integer between %.0f and %.0f",
 						   op->id, d->name, d->min, d->max);
-			{
-				int32		v = (int32) j->num;
-
-				memcpy(field, &v, sizeof(v));
-				break;
-			}
+			ival = (int32) j->num;
+			memcpy(field, &ival, sizeof(ival));
+			break;
 		case SP_PARAM_FLOAT:
 			if (j->kind != SPJ_NUMBER)
 				SPEC_ERROR("operator \"%s\": \"%s\" must be a number",
@@ -143,13 +148,12 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 			break;
 		case SP_PARAM_VECTOR:
 			{
-				int			slot = (d->offset == offsetof(SpParams, vec[0])) ? 0 : 1;
 				double	   *v;
 
 				if (j->kind != SPJ_ARRAY || j->n < d->min || j->n > d->max)
 					SPEC_ERROR("operator \"%s\": \"%s\" must be an array of %.0f to %.0f numbers",
 							   op->id, d->name, d->min, d->max);
-				v = palloc(sizeof(double) * j->n);
+				v = palloc(sizeof(double) * Max(j->n, 1));
 				for (int i = 0; i < j->n; i++)
 				{
 					if (j->items[i]->kind != SPJ_NUMBER)
@@ -157,21 +161,20 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 								   op->id, d->name, i + 1);
 					v[i] = j->items[i]->num;
 				}
-				op->params.vec[slot] = v;
-				op->params.nvec[slot] = j->n;
+				op->params.vec[vec_slot(d)] = v;
+				op->params.nvec[vec_slot(d)] = j->n;
 				break;
 			}
 		case SP_PARAM_CHOICE:
 			{
 				StringInfoData words;
 
-				if (j->kind == SPJ_STRING)
-					for (int k = 0; d->choices[k]; k++)
-						if (strcmp(d->choices[k], j->str) == 0)
-						{
-							memcpy(field, &k, sizeof(k));
-							return;
-						}
+				for (ival = 0; j->kind == SPJ_STRING && d->choices[ival]; ival++)
+					if (strcmp(d->choices[ival], j->str) == 0)
+					{
+						memcpy(field, &ival, sizeof(ival));
+						return;
+					}
 				initStringInfo(&words);
 				for (int k = 0; d->choices[k]; k++)
 					appendStringInfo(&words, "%s\"%s\"", k ? ", " : "", d->choices[k]);
@@ -590,19 +593,15 @@ write_operator(StringInfo buf, const SpOperator *op)
 				sp_write_float8(buf, fval);
 				break;
 			case SP_PARAM_VECTOR:
+				appendStringInfoChar(buf, '[');
+				for (int i = 0; i < op->params.nvec[vec_slot(d)]; i++)
 				{
-					int			slot = (d->offset == offsetof(SpParams, vec[0])) ? 0 : 1;
-
-					appendStringInfoChar(buf, '[');
-					for (int i = 0; i < op->params.nvec[slot]; i++)
-					{
-						if (i)
-							appendStringInfoString(buf, ", ");
-						sp_write_float8(buf, op->params.vec[slot][i]);
-					}
-					appendStringInfoChar(buf, ']');
-					break;
+					if (i)
+						appendStringInfoString(buf, ", ");
+					sp_write_float8(buf, op->params.vec[vec_slot(d)][i]);
 				}
+				appendStringInfoChar(buf, ']');
+				break;
 			case SP_PARAM_CHOICE:
 				memcpy(&ival, field, sizeof(ival));
 				escape_json(buf, d->choices[ival]);
