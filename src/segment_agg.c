@@ -31,12 +31,33 @@ PG_FUNCTION_INFO_V1(segment_agg_array);
 #define ARG_KEY		1
 #define ARG_SPEC	2
 
-/* Parsed spec, kept for the query in fn_mcxt. */
+/*
+ * Parsed spec, kept for the query under fn_mcxt.  Its own context is reset
+ * when a partition brings a different spec, so that a query whose spec
+ * changes from partition to partition does not accumulate them.
+ */
 typedef struct SpecCache
 {
+	MemoryContext cxt;
 	PipelineValue *raw;			/* copy of the value it was built from */
 	SpConfig   *cfg;
 } SpecCache;
+
+static SpecCache *
+spec_cache(FunctionCallInfo fcinfo)
+{
+	SpecCache  *cache = fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SpecCache));
+		cache->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										   "segment_agg spec",
+										   ALLOCSET_SMALL_SIZES);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	return cache;
+}
 
 /* Partition-local memory: a header, then the engine's block. */
 typedef struct PartitionState
@@ -50,7 +71,7 @@ typedef struct PartitionState
 static const SpConfig *
 config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 {
-	SpecCache  *cache = fcinfo->flinfo->fn_extra;
+	SpecCache  *cache = spec_cache(fcinfo);
 	MemoryContext old;
 	PipelineValue *pv;
 	Datum		d;
@@ -59,12 +80,10 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 	if (!with_spec)
 	{
 		/* two-argument form: the inner pipeline is Identity */
-		if (cache == NULL)
+		if (cache->cfg == NULL)
 		{
-			old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-			cache = palloc0(sizeof(SpecCache));
+			old = MemoryContextSwitchTo(cache->cxt);
 			cache->cfg = sp_spec_read("{\"type\": \"Identity\"}");
-			fcinfo->flinfo->fn_extra = cache;
 			MemoryContextSwitchTo(old);
 		}
 		return cache->cfg;
@@ -76,18 +95,18 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("segment_agg: spec must not be NULL")));
 	pv = (PipelineValue *) PG_DETOAST_DATUM(d);
-	if (cache != NULL && VARSIZE(cache->raw) == VARSIZE(pv) &&
+	if (cache->raw != NULL && VARSIZE(cache->raw) == VARSIZE(pv) &&
 		memcmp(cache->raw, pv, VARSIZE(pv)) == 0)
 		return cache->cfg;
 
-	/* a different spec (or the first): parse it where it can live */
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	if (cache == NULL)
-		cache = palloc0(sizeof(SpecCache));
+	/* a different spec (or the first): forget the old one, parse this one */
+	MemoryContextReset(cache->cxt);
+	cache->raw = NULL;
+	cache->cfg = NULL;
+	old = MemoryContextSwitchTo(cache->cxt);
 	cache->cfg = sp_value_config(pv);
 	cache->raw = palloc(VARSIZE(pv));
 	memcpy(cache->raw, pv, VARSIZE(pv));
-	fcinfo->flinfo->fn_extra = cache;
 	MemoryContextSwitchTo(old);
 	return cache->cfg;
 }
