@@ -41,64 +41,42 @@ CREATE TABLE vs (v float8);
 INSERT INTO vs VALUES (0), ('-0'), (2), (-1), (0.5), (-0.5), (3), (1e308), (1e-300);
 
 -- 11 functions of one input x 23 inputs = 253 cases.
-SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements
-FROM (SELECT f.op, xs.x, seg1(format('{"type": "%s"}', f.op), xs.x) AS seg,
-             outcome(format('SELECT %s(%L::float8)::text', f.fn, xs.x)) AS pg
-      FROM (VALUES ('Abs', 'abs'), ('Sign', 'sign'), ('Floor', 'floor'), ('Ceil', 'ceil'),
-                   ('Round', 'round'), ('Sin', 'sin'), ('Cos', 'cos'), ('Tan', 'tan'),
-                   ('Exp', 'exp'), ('Log', 'ln'), ('Log10', 'log')) AS f(op, fn),
-           xs) AS c;
-SELECT op, x, seg, pg
-FROM (SELECT f.op, xs.x, seg1(format('{"type": "%s"}', f.op), xs.x) AS seg,
-             outcome(format('SELECT %s(%L::float8)::text', f.fn, xs.x)) AS pg
-      FROM (VALUES ('Abs', 'abs'), ('Sign', 'sign'), ('Floor', 'floor'), ('Ceil', 'ceil'),
-                   ('Round', 'round'), ('Sin', 'sin'), ('Cos', 'cos'), ('Tan', 'tan'),
-                   ('Exp', 'exp'), ('Log', 'ln'), ('Log10', 'log')) AS f(op, fn),
-           xs) AS c
-WHERE seg <> pg;
+CREATE TEMP TABLE unary AS
+SELECT f.op, xs.x, seg1(format('{"type": "%s"}', f.op), xs.x) AS seg,
+       outcome(format('SELECT %s(%L::float8)::text', f.fn, xs.x)) AS pg
+FROM (VALUES ('Abs', 'abs'), ('Sign', 'sign'), ('Floor', 'floor'), ('Ceil', 'ceil'),
+             ('Round', 'round'), ('Sin', 'sin'), ('Cos', 'cos'), ('Tan', 'tan'),
+             ('Exp', 'exp'), ('Log', 'ln'), ('Log10', 'log')) AS f(op, fn),
+     xs;
+SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements FROM unary;
+SELECT op, x, seg, pg FROM unary WHERE seg <> pg;
 
 -- Scale, Add, Power, LessThanOrEqualToReplace with parameter v:
 -- 4 operators x 23 inputs x 9 parameters = 828 cases.
-SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements
-FROM (SELECT f.op, xs.x, vs.v,
-             seg1(format(f.spec, vs.v), xs.x) AS seg,
-             outcome(format(f.q, xs.x, vs.v)) AS pg
-      FROM (VALUES ('Scale', '{"type": "Scale", "value": %s}', 'SELECT (%L::float8 * %L::float8)::text'),
-                   ('Add', '{"type": "Add", "value": %s}', 'SELECT (%L::float8 + %L::float8)::text'),
-                   ('Power', '{"type": "Power", "value": %s}', 'SELECT power(%L::float8, %L::float8)::text'),
-                   ('LessThanOrEqualToReplace', '{"type": "LessThanOrEqualToReplace", "value": %s, "replaceBy": 7}',
-                    'SELECT (CASE WHEN %1$L::float8 <= %2$L::float8 THEN 7 ELSE %1$L::float8 END)::text'))
-             AS f(op, spec, q),
-           xs, vs) AS c;
-SELECT op, x, v, seg, pg
-FROM (SELECT f.op, xs.x, vs.v,
-             seg1(format(f.spec, vs.v), xs.x) AS seg,
-             outcome(format(f.q, xs.x, vs.v)) AS pg
-      FROM (VALUES ('Scale', '{"type": "Scale", "value": %s}', 'SELECT (%L::float8 * %L::float8)::text'),
-                   ('Add', '{"type": "Add", "value": %s}', 'SELECT (%L::float8 + %L::float8)::text'),
-                   ('Power', '{"type": "Power", "value": %s}', 'SELECT power(%L::float8, %L::float8)::text'),
-                   ('LessThanOrEqualToReplace', '{"type": "LessThanOrEqualToReplace", "value": %s, "replaceBy": 7}',
-                    'SELECT (CASE WHEN %1$L::float8 <= %2$L::float8 THEN 7 ELSE %1$L::float8 END)::text'))
-             AS f(op, spec, q),
-           xs, vs) AS c
-WHERE seg <> pg;
+CREATE TEMP TABLE with_value AS
+SELECT f.op, xs.x, vs.v,
+       seg1(format(f.spec, vs.v), xs.x) AS seg,
+       outcome(format(f.q, xs.x, vs.v)) AS pg
+FROM (VALUES ('Scale', '{"type": "Scale", "value": %s}', 'SELECT (%L::float8 * %L::float8)::text'),
+             ('Add', '{"type": "Add", "value": %s}', 'SELECT (%L::float8 + %L::float8)::text'),
+             ('Power', '{"type": "Power", "value": %s}', 'SELECT power(%L::float8, %L::float8)::text'),
+             ('LessThanOrEqualToReplace', '{"type": "LessThanOrEqualToReplace", "value": %s, "replaceBy": 7}',
+              'SELECT (CASE WHEN %1$L::float8 <= %2$L::float8 THEN 7 ELSE %1$L::float8 END)::text'))
+       AS f(op, spec, q),
+     xs, vs;
+SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements FROM with_value;
+SELECT op, x, v, seg, pg FROM with_value WHERE seg <> pg;
 
 -- The four operators across two data ports: 4 x 23 x 23 = 2116 cases.
-SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements
-FROM (SELECT f.op, a.x AS x, b.x AS y,
-             seg2(format('{"type": "%s"}', f.op), a.x, b.x) AS seg,
-             outcome(format('SELECT (%L::float8 %s %L::float8)::text', a.x, f.sym, b.x)) AS pg
-      FROM (VALUES ('Addition', '+'), ('Subtraction', '-'), ('Multiplication', '*'), ('Division', '/'))
-             AS f(op, sym),
-           xs AS a, xs AS b) AS c;
-SELECT op, x, y, seg, pg
-FROM (SELECT f.op, a.x AS x, b.x AS y,
-             seg2(format('{"type": "%s"}', f.op), a.x, b.x) AS seg,
-             outcome(format('SELECT (%L::float8 %s %L::float8)::text', a.x, f.sym, b.x)) AS pg
-      FROM (VALUES ('Addition', '+'), ('Subtraction', '-'), ('Multiplication', '*'), ('Division', '/'))
-             AS f(op, sym),
-           xs AS a, xs AS b) AS c
-WHERE seg <> pg;
+CREATE TEMP TABLE two_ports AS
+SELECT f.op, a.x AS x, b.x AS y,
+       seg2(format('{"type": "%s"}', f.op), a.x, b.x) AS seg,
+       outcome(format('SELECT (%L::float8 %s %L::float8)::text', a.x, f.sym, b.x)) AS pg
+FROM (VALUES ('Addition', '+'), ('Subtraction', '-'), ('Multiplication', '*'), ('Division', '/'))
+       AS f(op, sym),
+     xs AS a, xs AS b;
+SELECT count(*) AS cases, count(*) FILTER (WHERE seg <> pg) AS disagreements FROM two_ports;
+SELECT op, x, y, seg, pg FROM two_ports WHERE seg <> pg;
 
-DROP TABLE xs, vs;
+DROP TABLE xs, vs, unary, with_value, two_ports;
 DROP FUNCTION seg1(text, float8), seg2(text, float8, float8), outcome(text);
