@@ -12,6 +12,7 @@
 
 #include "utils/float.h"
 #include "utils/json.h"
+#include "sp_json.h"
 #include "sp_spec.h"
 
 #define SPEC_ERROR(...) \
@@ -387,8 +388,8 @@ order_operators(SpConfig *cfg)
 
 /* ---- the whole spec ---- */
 
-SpConfig *
-sp_spec_from_json(const SpJson *doc)
+static SpConfig *
+spec_from_json(const SpJson *doc)
 {
 	SpConfig   *cfg = palloc0(sizeof(SpConfig));
 	const SpJson *j;
@@ -539,7 +540,7 @@ sp_spec_from_json(const SpJson *doc)
 SpConfig *
 sp_spec_read(const char *text)
 {
-	return sp_spec_from_json(sp_json_parse(text, "pipeline"));
+	return spec_from_json(sp_json_parse(text, "pipeline"));
 }
 
 /* ---- writing ---- */

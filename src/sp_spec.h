@@ -9,11 +9,9 @@
 
 #include "lib/stringinfo.h"
 #include "sp_engine.h"
-#include "sp_json.h"
 
 /* Parse and validate; any problem raises ERROR naming the field at fault. */
 extern SpConfig *sp_spec_read(const char *text);
-extern SpConfig *sp_spec_from_json(const SpJson *doc);
 
 extern void sp_spec_write(StringInfo buf, const SpConfig *cfg);
 
