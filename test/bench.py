@@ -95,6 +95,25 @@ def main():
         ("count(*) OVER () (keeps the partition)", "SELECT count(*) OVER () AS x FROM t"),
     ]:
         print(f"  {name:40s} {temp_bytes(q):12d} bytes")
+    # One partition of ROWS * 50 rows streamed from generate_series (no
+    # table, no sort): temporary bytes and the backend's peak resident size,
+    # each query in a fresh session, segment_agg beside row_number().
+    big = ROWS * 50
+    print(f"\none partition of {big} streamed rows, fresh session each:")
+    stream = f"(SELECT generate_series(1, {big}) AS i) AS g"
+    for name, expr in [
+        ("segment_agg MovingAverage(10)",
+         """segment_agg(i::float8, (i / 1000)::float8, '{"type": "MovingAverage", "window_size": 10}') OVER ()"""),
+        ("row_number()", "row_number() OVER ()"),
+    ]:
+        psql("SELECT pg_stat_force_next_flush()")
+        before = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
+        out = psql(f"SELECT count(x) FROM (SELECT {expr} AS x FROM {stream}) AS s; "
+                   "SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s+(\\d+ kB)')")
+        psql("SELECT pg_stat_force_next_flush()")
+        after = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
+        peak = out.strip().split("\n")[-1]
+        print(f"  {name:40s} peak RSS {peak:>12s}, {after - before} temporary bytes")
     subprocess.run(["dropdb", DB], check=True)
 
 
