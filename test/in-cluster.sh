@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
 # one summary line counting the individual tests.
-# Order: static analysis, pg_regress, README examples, fuzzing.  Exit status is non-zero
+# Order: static analysis, pg_regress, README examples, fuzzing through the
+# server, fuzzing outside it.  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,10 +42,11 @@ cat "$log"
 echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
 tally "$log.sum"
 
-for t in "README examples:test/readme.py --check" "input fuzzing:test/fuzz.py"; do
+for t in "README examples:python3 test/readme.py --check" "input fuzzing:python3 test/fuzz.py" \
+	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
-	python3 ${t#*:} 2>&1 | tee "$log" || status=1
+	${t#*:} 2>&1 | tee "$log" || status=1
 	tally "$log"
 done
 

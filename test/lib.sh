@@ -18,6 +18,9 @@ ensure_deps() {
 	command -v gcc >/dev/null || need+=(gcc)
 	command -v python3 >/dev/null || need+=(python3)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
+	command -v clang >/dev/null || need+=(clang)
+	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
+		need+=(libclang-rt-14-dev)
 	if [ ${#need[@]} -gt 0 ]; then
 		echo "== installing: ${need[*]}"
 		as_root apt-get update -qq

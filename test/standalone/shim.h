@@ -1,0 +1,11 @@
+/* shim.h: what the standalone harnesses need from shim.c */
+#ifndef SHIM_H
+#define SHIM_H
+
+#include <setjmp.h>
+
+extern sigjmp_buf *shim_error_jmp;
+extern char shim_last_error[512];
+extern void shim_free_all(void);
+
+#endif
