@@ -89,7 +89,9 @@ count_visit(const SpParams *p, void *state, SpStateVisitor *v)
 static const char *
 count_check(const SpParams *p, const void *state)
 {
-	return *(const int64 *) state < 0 ? "count must not be negative" : NULL;
+	int64		n = *(const int64 *) state;
+
+	return (n < 0 || n > SP_MAX_COUNT) ? "count is out of range" : NULL;
 }
 
 const SpOpType sp_op_count_number = {
@@ -153,7 +155,9 @@ tracker_visit(const SpParams *p, void *state, SpStateVisitor *v)
 static const char *
 tracker_check(const SpParams *p, const void *state)
 {
-	return ((const TrackerState *) state)->n < 0 ? "count must not be negative" : NULL;
+	int64		n = ((const TrackerState *) state)->n;
+
+	return (n < 0 || n > SP_MAX_COUNT) ? "count is out of range" : NULL;
 }
 
 const SpOpType sp_op_max_tracker = {

@@ -112,8 +112,8 @@ core_visit_common(const SpParams *p, WindowCore *c, SpStateVisitor *v)
 static void
 core_visit_values(const SpParams *p, WindowCore *c, SpStateVisitor *v)
 {
-	/* only the slots written since reset carry anything */
-	v->f64s(v, "values", c->ring, (int) c->seen);
+	/* the whole ring: an array's length never comes from the state itself */
+	v->f64s(v, "values", c->ring, p->window_size);
 }
 
 static void
@@ -387,8 +387,8 @@ window_min_max_check(const SpParams *p, const void *state)
 {
 	const ExtremeState *s = state;
 
-	if (s->t < 0)
-		return "seen must not be negative";
+	if (s->t < 0 || s->t > SP_MAX_COUNT)
+		return "seen is out of range";
 	return deque_check(&s->dq, s->v, s->v + p->window_size, p->window_size,
 					   s->t, p->choice == MODE_MAX);
 }
@@ -487,8 +487,8 @@ peak_check(const SpParams *p, const void *state)
 	const PeakState *s = state;
 	int64		h = PEAK_H(p);
 
-	if (s->t < 0)
-		return "seen must not be negative";
+	if (s->t < 0 || s->t > SP_MAX_COUNT)
+		return "seen is out of range";
 	return deque_check(&s->dq, s->v, s->v + h, h, s->t, true);
 }
 

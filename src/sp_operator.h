@@ -28,6 +28,9 @@ typedef enum SpPortType
 #define SP_MAX_COEFFS		4096
 #define SP_MAX_OPERATORS	256
 
+/* Row counters in a decoded state above this cannot be real (2^62 rows). */
+#define SP_MAX_COUNT		(INT64CONST(1) << 62)
+
 /*
  * Configured parameters of one operator.  One struct serves every type so
  * that parameters can be read, checked and printed by a single table-driven
@@ -80,6 +83,9 @@ typedef struct SpParamDef
  * State visitor: one function per operator walks its state, naming each
  * field.  Encoding reads through the pointers, decoding writes through them,
  * so the text and binary codecs share one description and cannot disagree.
+ * The length of every array walked depends on the parameters only, never
+ * on a field of the state, so decoding hostile bytes cannot write out of
+ * bounds; check_state then judges what was decoded.
  */
 typedef struct SpStateVisitor SpStateVisitor;
 

@@ -7,7 +7,12 @@
  * Checks, beyond "no crash, no out-of-bounds access":
  *	- the canonical text of an accepted spec reads back to the same text;
  *	- a run over the rows emits only on ports that exist, and only on rows
- *	  whose key differs from the current one.
+ *	  whose key differs from the current one;
+ *	- after every row, each operator's state passes its own check_state, and
+ *	  walking it with the state visitor, then writing the values back into a
+ *	  zeroed state, rebuilds it byte for byte (the visitor misses nothing);
+ *	- a state decoded from fuzz bytes is either refused by check_state or
+ *	  safe to run.
  */
 #include "postgres.h"
 
@@ -31,6 +36,142 @@ pick(uint8 b)
 	if (b & 0x80)
 		return (b & 0x40) ? NAN : ((b & 0x20) ? INFINITY : -INFINITY);
 	return interesting[b % lengthof(interesting)];
+}
+
+/*
+ * State visitors: "save" appends every visited field to a list of 8-byte
+ * words, "load" writes them back in the same order.
+ */
+typedef struct Words
+{
+	SpStateVisitor v;
+	uint64	   *w;
+	int			n;
+	int			cap;
+	const uint8 *src;			/* load from fuzz bytes instead, when set */
+	size_t		src_len;
+} Words;
+
+static void
+words_put(Words *ws, const void *field)
+{
+	if (ws->n == ws->cap)
+	{
+		ws->cap = ws->cap ? ws->cap * 2 : 64;
+		ws->w = repalloc(ws->w ? ws->w : palloc(8), sizeof(uint64) * ws->cap);
+	}
+	memcpy(&ws->w[ws->n++], field, 8);
+}
+
+static void
+words_get(Words *ws, void *field)
+{
+	if (ws->src != NULL)
+	{
+		uint8		b[8] = {0};
+
+		for (int i = 0; i < 8 && ws->src_len > 0; i++, ws->src_len--)
+			b[i] = *ws->src++;
+		memcpy(field, b, 8);
+	}
+	else
+		memcpy(field, &ws->w[ws->n++], 8);
+}
+
+static void
+save_f64(SpStateVisitor *v, const char *name, double *field)
+{
+	words_put((Words *) v, field);
+}
+
+static void
+save_i64(SpStateVisitor *v, const char *name, int64 *field)
+{
+	words_put((Words *) v, field);
+}
+
+static void
+save_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	for (int i = 0; i < n; i++)
+		words_put((Words *) v, &field[i]);
+}
+
+static void
+load_f64(SpStateVisitor *v, const char *name, double *field)
+{
+	words_get((Words *) v, field);
+}
+
+static void
+load_i64(SpStateVisitor *v, const char *name, int64 *field)
+{
+	words_get((Words *) v, field);
+}
+
+static void
+load_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	/* a length read from hostile bytes has been checked before this */
+	for (int i = 0; i < n; i++)
+		words_get((Words *) v, &field[i]);
+}
+
+static void
+check_operator_states(const SpConfig *cfg, SpRun *run)
+{
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+		char	   *state = run->opstate + op->state_off;
+		Words		save = {{save_f64, save_i64, save_f64s}};
+		Words		load = {{load_f64, load_i64, load_f64s}};
+		char	   *copy;
+
+		if (op->type->check_state && op->type->check_state(&op->params, state) != NULL)
+			abort();			/* the engine reached a state it calls invalid */
+		if (op->type->visit == NULL)
+			continue;
+		op->type->visit(&op->params, state, &save.v);
+		copy = palloc0(Max(op->state_size, 1));
+		load.w = save.w;
+		op->type->visit(&op->params, copy, &load.v);
+		if (load.n != save.n || memcmp(copy, state, op->state_size) != 0)
+			abort();			/* the visitor does not cover the whole state */
+	}
+}
+
+/*
+ * Decode each operator's state from fuzz bytes, as a hostile stored value
+ * would; a state check_state accepts must be safe to run.
+ */
+static void
+run_hostile_states(const SpConfig *cfg, const uint8 *p, size_t n)
+{
+	SpRun	   *run = sp_run_init(cfg, palloc0(sp_run_size(cfg)));
+	double	   *vals = palloc0(sizeof(double) * cfg->n_in);
+
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+		Words		load = {{load_f64, load_i64, load_f64s}};
+
+		if (op->type->visit == NULL)
+			continue;
+		load.src = p;
+		load.src_len = n;
+		/* array lengths come from the parameters, so this stays in bounds */
+		op->type->visit(&op->params, run->opstate + op->state_off, &load.v);
+		if (op->type->check_state &&
+			op->type->check_state(&op->params, run->opstate + op->state_off) != NULL)
+			return;				/* refused, as a stored value would be */
+	}
+	for (int r = 0; r < 8; r++)
+	{
+		for (int i = 0; i < cfg->n_in; i++)
+			vals[i] = (double) r;
+		sp_run_row(run, vals, false, 0.0);
+	}
 }
 
 static void
@@ -57,6 +198,7 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 			abort();			/* emitted without a boundary */
 		if (emitted != (run->n_emitted > 0) || run->n_emitted > cfg->n_out)
 			abort();
+		check_operator_states(cfg, run);
 	}
 }
 
@@ -85,7 +227,10 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		if (strcmp(first.data, again.data) != 0)
 			abort();			/* canonical text is not a fixed point */
 		if (text_len < size)
+		{
 			run_rows(cfg, data + text_len + 1, size - text_len - 1);
+			run_hostile_states(cfg, data + text_len + 1, size - text_len - 1);
+		}
 	}
 	shim_error_jmp = NULL;
 	shim_free_all();
