@@ -5,6 +5,8 @@
 #
 #   test/libfuzz.sh [seconds]     default 20; run by test/run-tests.sh
 #
+# The random seed is fixed (LIBFUZZ_SEED to change it, 0 for a new one each
+# run) so that a failure in CI can be replayed.
 # Seeds are the fuzzer's specs from test/fuzz.py, each followed by row bytes.
 # A crash leaves the input in test/out/ and makes this script fail.
 set -euo pipefail
@@ -36,7 +38,8 @@ for i, s in enumerate(fz.SEEDS):
 PY
 
 status=0
-"$work/fuzz_spec" -max_total_time="$seconds" -rss_limit_mb=1024 -artifact_prefix="$out/" \
+"$work/fuzz_spec" -max_total_time="$seconds" -seed="${LIBFUZZ_SEED:-20261130}" \
+	-rss_limit_mb=1024 -artifact_prefix="$out/" \
 	"$work/corpus" >"$work/log" 2>&1 || status=$?
 grep -E "^(Done|==[0-9]+==ERROR|SUMMARY)|runtime error|deadly signal" "$work/log" || true
 if [ $status = 0 ]; then
