@@ -15,6 +15,11 @@ SELECT try_spec('{"type":"Identity", "id": "a\u0000"}');
 SELECT try_spec('{"type":"MovingAverage","window_size":01}');
 SELECT try_spec('{"type":"MovingAverage","window_size":1e400}');
 SELECT try_spec(repeat('[', 100) || repeat(']', 100));
+-- An object of more than 4096 members is refused before its keys are
+-- compared: each member "kNNNN":0 and its comma take 10 characters, so
+-- member 4097 starts at character 1 + 4096 * 10 + 1 = 40962.
+SELECT try_spec('{' || string_agg(format('"k%s":0', lpad(i::text, 4, '0')), ',') || '}')
+FROM generate_series(1, 4097) AS i;
 SELECT try_spec('');
 
 -- The document must be an object with a type.

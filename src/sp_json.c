@@ -15,8 +15,13 @@
 #include "miscadmin.h"
 #include "sp_json.h"
 
-/* Specs are shallow; a deep document is an attack or a mistake. */
+/*
+ * Specs are shallow and small; a deep document, or an object so large that
+ * the duplicate-key check (quadratic) would take long, is an attack or a
+ * mistake.
+ */
 #define SPJ_MAX_DEPTH 64
+#define SPJ_MAX_MEMBERS 4096
 
 typedef struct JsonReader
 {
@@ -257,6 +262,8 @@ parse_container(JsonReader *r, int depth, bool is_object)
 		{
 			if (*r->p != '"')
 				json_fail(r, "Expected object key");
+			if (j->n >= SPJ_MAX_MEMBERS)
+				json_fail(r, psprintf("More than %d members in an object", SPJ_MAX_MEMBERS));
 			key = parse_string(r);
 			for (int i = 0; i < j->n; i++)
 				if (strcmp(j->keys[i], key) == 0)
