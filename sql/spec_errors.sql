@@ -20,6 +20,10 @@ SELECT try_spec(repeat('[', 100) || repeat(']', 100));
 -- member 4097 starts at character 1 + 4096 * 10 + 1 = 40962.
 SELECT try_spec('{' || string_agg(format('"k%s":0', lpad(i::text, 4, '0')), ',') || '}')
 FROM generate_series(1, 4097) AS i;
+-- A document of more than 2,000,000 values is refused as it is read: the
+-- array and its first 1,999,999 elements ("0," each) make 2,000,000, so the
+-- next element, at character 1 + 1999999 * 2 + 1 = 4000000, is one too many.
+SELECT try_spec('[' || repeat('0,', 2000000) || '0]');
 SELECT try_spec('');
 
 -- The document must be an object with a type.

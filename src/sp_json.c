@@ -22,12 +22,15 @@
  */
 #define SPJ_MAX_DEPTH 64
 #define SPJ_MAX_MEMBERS 4096
+/* the largest valid spec holds about 1.05 million numbers (256 x 4096) */
+#define SPJ_MAX_VALUES 2000000
 
 typedef struct JsonReader
 {
 	const char *start;
 	const char *p;
 	const char *what;			/* "pipeline", used in messages */
+	int			values;			/* values read so far */
 } JsonReader;
 
 static SpJson *parse_value(JsonReader *r, int depth);
@@ -305,6 +308,8 @@ parse_value(JsonReader *r, int depth)
 
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
+	if (++r->values > SPJ_MAX_VALUES)
+		json_fail(r, psprintf("More than %d values in the document", SPJ_MAX_VALUES));
 	skip_ws(r);
 	switch (*r->p)
 	{
@@ -344,6 +349,7 @@ sp_json_parse(const char *text, const char *what)
 
 	r.start = r.p = text;
 	r.what = what;
+	r.values = 0;
 	j = parse_value(&r, 0);
 	skip_ws(&r);
 	if (*r.p != '\0')
