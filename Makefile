@@ -12,6 +12,7 @@ DATA = src/segpipe--0.1.0.sql
 OBJS = \
 	src/sp_json.o \
 	src/sp_spec.o \
+	src/sp_spec_write.o \
 	src/sp_engine.o \
 	src/sp_codec.o \
 	src/sp_registry.o \

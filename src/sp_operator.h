@@ -69,6 +69,13 @@ typedef struct SpParamDef
 
 #define SP_PARAM_END {NULL}
 
+/* Which of SpParams.vec (and nvec) a SP_PARAM_VECTOR parameter fills. */
+static inline int
+sp_param_vec_slot(const SpParamDef *d)
+{
+	return (int) ((d->offset - offsetof(SpParams, vec)) / sizeof(double *));
+}
+
 /* Parameters several operators share. */
 #define SP_PARAM_WINDOW_SIZE(lo) \
 	{"window_size", SP_PARAM_INT, offsetof(SpParams, window_size), true, 0, \

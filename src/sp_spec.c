@@ -10,8 +10,6 @@
 
 #include <math.h>
 
-#include "utils/float.h"
-#include "utils/json.h"
 #include "sp_json.h"
 #include "sp_spec.h"
 
@@ -34,8 +32,8 @@ in_list(const char *s, const char *const *list)
 	return false;
 }
 
-static const char *
-port_type_name(SpPortType t)
+const char *
+sp_port_type_name(SpPortType t)
 {
 	return t == SP_PORT_BOOLEAN ? "boolean" : "number";
 }
@@ -118,13 +116,6 @@ string_member(const SpJson *obj, const char *key, const char *ctx, bool required
 
 /* ---- operators ---- */
 
-/* Which of SpParams.vec (and nvec) a vector parameter fills. */
-static int
-vec_slot(const SpParamDef *d)
-{
-	return (int) ((d->offset - offsetof(SpParams, vec)) / sizeof(double *));
-}
-
 static void
 read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 {
@@ -162,8 +153,8 @@ read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
 								   op->id, d->name, i + 1);
 					v[i] = j->items[i]->num;
 				}
-				op->params.vec[vec_slot(d)] = v;
-				op->params.nvec[vec_slot(d)] = j->n;
+				op->params.vec[sp_param_vec_slot(d)] = v;
+				op->params.nvec[sp_param_vec_slot(d)] = j->n;
 				break;
 			}
 		case SP_PARAM_CHOICE:
@@ -301,8 +292,8 @@ read_connections(SpConfig *cfg, const SpJson *j)
 					   ctx, to->id, tp);
 		if (from->type->out_type != to->type->in_type)
 			SPEC_ERROR("%s: cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
-					   ctx, port_type_name(from->type->out_type), from->id,
-					   port_type_name(to->type->in_type), to->id);
+					   ctx, sp_port_type_name(from->type->out_type), from->id,
+					   sp_port_type_name(to->type->in_type), to->id);
 		feed = &cfg->feeds[to->first_feed + conn->to_port];
 		if (feed->op != -2)
 			SPEC_ERROR("%s: input port i%d of operator \"%s\" is already fed",
@@ -345,8 +336,8 @@ read_output_mappings(SpConfig *cfg, const SpJson *j)
 						   ctx, port + 1);
 			if (t->out_type != cfg->out_types[port])
 				SPEC_ERROR("%s: cannot map a %s output to %s pipeline port \"o%d\"",
-						   ctx, port_type_name(t->out_type),
-						   port_type_name(cfg->out_types[port]), port + 1);
+						   ctx, sp_port_type_name(t->out_type),
+						   sp_port_type_name(cfg->out_types[port]), port + 1);
 			cfg->out_op[port] = op;
 			cfg->map_order[n++] = port;
 		}
@@ -388,35 +379,15 @@ order_operators(SpConfig *cfg)
 
 /* ---- the whole spec ---- */
 
-static SpConfig *
-spec_from_json(const SpJson *doc)
+/* The operators, laid out: data ports in feeds[], states in one block. */
+static void
+read_operators(SpConfig *cfg, const SpJson *pipe, const SpJson *single_op)
 {
-	SpConfig   *cfg = palloc0(sizeof(SpConfig));
-	const SpJson *j;
-	const SpJson *ops_json;
-	const SpJson *single_op = NULL;
-	const char *type;
-	const char *entry;
-	SpOperator *entry_op;
+	const SpJson *ops_json = sp_json_get(pipe, "operators");
 	int			nfeeds = 0;
 	Size		off = 0;
 
-	if (doc->kind != SPJ_OBJECT)
-		SPEC_ERROR("a pipeline spec must be a JSON object, not %s",
-				   sp_json_kind_name(doc->kind));
-	/* "type" may be left out of a full pipeline spec, never of an operator */
-	type = string_member(doc, "type", "pipeline spec",
-						 sp_json_get(doc, "operators") == NULL);
-	if (type != NULL && strcmp(type, "Pipeline") != 0)
-		single_op = doc;		/* shorthand: one operator object */
-	else
-		for (int k = 0; k < doc->n; k++)
-			if (!in_list(doc->keys[k], pipeline_fields))
-				SPEC_ERROR("pipeline spec: unknown field \"%s\"", doc->keys[k]);
-
-	/* operators */
-	ops_json = single_op ? NULL : sp_json_get(doc, "operators");
-	if (!single_op)
+	if (single_op == NULL)
 	{
 		if (ops_json == NULL)
 			SPEC_ERROR("pipeline spec: \"operators\" is required");
@@ -443,28 +414,22 @@ spec_from_json(const SpJson *doc)
 		off += MAXALIGN(op->state_size);
 	}
 	cfg->state_size = off;
+	cfg->feeds = palloc(sizeof(SpSource) * Max(nfeeds, 1));
+	for (int f = 0; f < nfeeds; f++)
+		cfg->feeds[f].op = -2;	/* not fed yet */
+}
 
-	/* pipeline identity and options */
-	j = single_op ? NULL : sp_json_get(doc, "id");
-	if (j && (j->kind != SPJ_STRING || j->str[0] == '\0'))
-		SPEC_ERROR("pipeline spec: \"id\" must be a non-empty string");
-	cfg->id = pstrdup(j ? j->str : "pipeline");
-	j = single_op ? NULL : sp_json_get(doc, "late");
-	if (j && (j->kind != SPJ_STRING ||
-			  (strcmp(j->str, "error") != 0 && strcmp(j->str, "drop") != 0)))
-		SPEC_ERROR("pipeline spec: \"late\" must be \"error\" or \"drop\"");
-	cfg->late_drop = j && strcmp(j->str, "drop") == 0;
+/*
+ * The pipeline's ports, by default the entry operator's data ports and one
+ * output; the data ports feed the entry operator's, in order.
+ */
+static void
+read_ports(SpConfig *cfg, const SpJson *pipe)
+{
+	const SpOperator *entry_op = &cfg->ops[cfg->entry];
+	const SpJson *j;
 
-	/* entry operator */
-	entry = single_op ? NULL : string_member(doc, "entryOperator", "pipeline spec", false);
-	if (entry == NULL && cfg->n_ops > 1)
-		SPEC_ERROR("pipeline spec: \"entryOperator\" is required when there is more than one operator");
-	cfg->entry = entry ? require_op(cfg, entry, "\"entryOperator\"") : 0;
-	entry_op = &cfg->ops[cfg->entry];
-
-	/* port lists; by default the entry operator's ports and one output */
-	j = single_op ? NULL : sp_json_get(doc, "input_port_types");
-	if (j)
+	if ((j = sp_json_get(pipe, "input_port_types")) != NULL)
 		cfg->n_in = read_port_types(j, "input_port_types", &cfg->in_types);
 	else
 	{
@@ -473,8 +438,7 @@ spec_from_json(const SpJson *doc)
 		for (int i = 0; i < cfg->n_in; i++)
 			cfg->in_types[i] = entry_op->type->in_type;
 	}
-	j = single_op ? NULL : sp_json_get(doc, "output_port_types");
-	if (j)
+	if ((j = sp_json_get(pipe, "output_port_types")) != NULL)
 		cfg->n_out = read_port_types(j, "output_port_types", &cfg->out_types);
 	else
 	{
@@ -487,27 +451,91 @@ spec_from_json(const SpJson *doc)
 		SPEC_ERROR("entry operator \"%s\" has %d data port%s, fewer than the pipeline's %d",
 				   entry_op->id, entry_op->nin, entry_op->nin == 1 ? "" : "s",
 				   cfg->n_in);
-
-	/* feeds: the pipeline's data ports go to the entry operator, in order */
-	cfg->feeds = palloc(sizeof(SpSource) * Max(nfeeds, 1));
-	for (int f = 0; f < nfeeds; f++)
-		cfg->feeds[f].op = -2;	/* not fed yet */
 	for (int i = 0; i < cfg->n_in; i++)
 	{
 		if (cfg->in_types[i] != entry_op->type->in_type)
 			SPEC_ERROR("pipeline input port %d is %s but entry operator \"%s\" takes %s",
-					   i + 1, port_type_name(cfg->in_types[i]), entry_op->id,
-					   port_type_name(entry_op->type->in_type));
+					   i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
+					   sp_port_type_name(entry_op->type->in_type));
 		cfg->feeds[entry_op->first_feed + i].op = -1;
 		cfg->feeds[entry_op->first_feed + i].port = i;
 	}
+}
 
-	j = single_op ? NULL : sp_json_get(doc, "connections");
+/* Output mappings, or the default o1 -> o1 of a one-operator pipeline. */
+static void
+read_outputs(SpConfig *cfg, const SpJson *pipe)
+{
+	const SpJson *j = sp_json_get(pipe, "outputMappings");
+
+	cfg->out_op = palloc(sizeof(int) * cfg->n_out);
+	cfg->map_order = palloc(sizeof(int) * cfg->n_out);
+	for (int p = 0; p < cfg->n_out; p++)
+		cfg->out_op[p] = -1;
 	if (j)
+		read_output_mappings(cfg, j);
+	else if (cfg->n_ops == 1 && cfg->n_out == 1)
+	{
+		if (cfg->ops[0].type->out_type != cfg->out_types[0])
+			SPEC_ERROR("operator \"%s\" has a %s output but pipeline output port \"o1\" is %s",
+					   cfg->ops[0].id, sp_port_type_name(cfg->ops[0].type->out_type),
+					   sp_port_type_name(cfg->out_types[0]));
+		cfg->out_op[0] = 0;
+		cfg->map_order[0] = 0;
+	}
+	else
+		SPEC_ERROR("pipeline spec: \"outputMappings\" is required unless there is one operator and one output port");
+}
+
+static SpConfig *
+spec_from_json(const SpJson *doc)
+{
+	SpConfig   *cfg = palloc0(sizeof(SpConfig));
+	const SpJson *pipe = doc;	/* the pipeline's members; NULL for shorthand */
+	const SpJson *single_op = NULL;
+	const SpJson *j;
+	const char *type;
+	const char *entry;
+
+	if (doc->kind != SPJ_OBJECT)
+		SPEC_ERROR("a pipeline spec must be a JSON object, not %s",
+				   sp_json_kind_name(doc->kind));
+	/* "type" may be left out of a full pipeline spec, never of an operator */
+	type = string_member(doc, "type", "pipeline spec",
+						 sp_json_get(doc, "operators") == NULL);
+	if (type != NULL && strcmp(type, "Pipeline") != 0)
+	{
+		single_op = doc;		/* shorthand: one operator object */
+		pipe = NULL;			/* sp_json_get(NULL, ...) finds nothing */
+	}
+	else
+		for (int k = 0; k < doc->n; k++)
+			if (!in_list(doc->keys[k], pipeline_fields))
+				SPEC_ERROR("pipeline spec: unknown field \"%s\"", doc->keys[k]);
+
+	read_operators(cfg, pipe, single_op);
+
+	j = sp_json_get(pipe, "id");
+	if (j && (j->kind != SPJ_STRING || j->str[0] == '\0'))
+		SPEC_ERROR("pipeline spec: \"id\" must be a non-empty string");
+	cfg->id = pstrdup(j ? j->str : "pipeline");
+	j = sp_json_get(pipe, "late");
+	if (j && (j->kind != SPJ_STRING ||
+			  (strcmp(j->str, "error") != 0 && strcmp(j->str, "drop") != 0)))
+		SPEC_ERROR("pipeline spec: \"late\" must be \"error\" or \"drop\"");
+	cfg->late_drop = j && strcmp(j->str, "drop") == 0;
+
+	entry = string_member(pipe, "entryOperator", "pipeline spec", false);
+	if (entry == NULL && cfg->n_ops > 1)
+		SPEC_ERROR("pipeline spec: \"entryOperator\" is required when there is more than one operator");
+	cfg->entry = entry ? require_op(cfg, entry, "\"entryOperator\"") : 0;
+
+	read_ports(cfg, pipe);
+
+	if ((j = sp_json_get(pipe, "connections")) != NULL)
 		read_connections(cfg, j);
 	else
 		cfg->conns = palloc0(sizeof(SpConnection));
-
 	for (int i = 0; i < cfg->n_ops; i++)
 		for (int p = 0; p < cfg->ops[i].nin; p++)
 			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
@@ -515,25 +543,7 @@ spec_from_json(const SpJson *doc)
 						   p + 1, cfg->ops[i].id);
 	order_operators(cfg);
 
-	cfg->out_op = palloc(sizeof(int) * cfg->n_out);
-	cfg->map_order = palloc(sizeof(int) * cfg->n_out);
-	for (int p = 0; p < cfg->n_out; p++)
-		cfg->out_op[p] = -1;
-	j = single_op ? NULL : sp_json_get(doc, "outputMappings");
-	if (j)
-		read_output_mappings(cfg, j);
-	else if (cfg->n_ops == 1 && cfg->n_out == 1)
-	{
-		if (cfg->ops[0].type->out_type != cfg->out_types[0])
-			SPEC_ERROR("operator \"%s\" has a %s output but pipeline output port \"o1\" is %s",
-					   cfg->ops[0].id, port_type_name(cfg->ops[0].type->out_type),
-					   port_type_name(cfg->out_types[0]));
-		cfg->out_op[0] = 0;
-		cfg->map_order[0] = 0;
-	}
-	else
-		SPEC_ERROR("pipeline spec: \"outputMappings\" is required unless there is one operator and one output port");
-
+	read_outputs(cfg, pipe);
 	return cfg;
 }
 
@@ -541,119 +551,4 @@ SpConfig *
 sp_spec_read(const char *text)
 {
 	return spec_from_json(sp_json_parse(text, "pipeline"));
-}
-
-/* ---- writing ---- */
-
-/* Shortest text that reads back to the same float8 (as float8out does). */
-void
-sp_write_float8(StringInfo buf, double v)
-{
-	char	   *s = float8out_internal(v);
-
-	if (isfinite(v))
-		appendStringInfoString(buf, s);
-	else
-		escape_json(buf, s);	/* JSON has no NaN or Infinity literal */
-	pfree(s);
-}
-
-static void
-write_port_types(StringInfo buf, const SpPortType *types, int n)
-{
-	appendStringInfoChar(buf, '[');
-	for (int i = 0; i < n; i++)
-		appendStringInfo(buf, "%s\"%s\"", i ? ", " : "", port_type_name(types[i]));
-	appendStringInfoChar(buf, ']');
-}
-
-static void
-write_operator(StringInfo buf, const SpOperator *op)
-{
-	appendStringInfoString(buf, "{\"type\": ");
-	escape_json(buf, op->type->name);
-	appendStringInfoString(buf, ", \"id\": ");
-	escape_json(buf, op->id);
-	for (const SpParamDef *d = op->type->params; d->name; d++)
-	{
-		const char *field = (const char *) &op->params + d->offset;
-		int32		ival;
-		double		fval;
-
-		appendStringInfoString(buf, ", ");
-		escape_json(buf, d->name);
-		appendStringInfoString(buf, ": ");
-		switch (d->kind)
-		{
-			case SP_PARAM_INT:
-				memcpy(&ival, field, sizeof(ival));
-				appendStringInfo(buf, "%d", ival);
-				break;
-			case SP_PARAM_FLOAT:
-				memcpy(&fval, field, sizeof(fval));
-				sp_write_float8(buf, fval);
-				break;
-			case SP_PARAM_VECTOR:
-				appendStringInfoChar(buf, '[');
-				for (int i = 0; i < op->params.nvec[vec_slot(d)]; i++)
-				{
-					if (i)
-						appendStringInfoString(buf, ", ");
-					sp_write_float8(buf, op->params.vec[vec_slot(d)][i]);
-				}
-				appendStringInfoChar(buf, ']');
-				break;
-			case SP_PARAM_CHOICE:
-				memcpy(&ival, field, sizeof(ival));
-				escape_json(buf, d->choices[ival]);
-				break;
-		}
-	}
-	appendStringInfoChar(buf, '}');
-}
-
-void
-sp_spec_write(StringInfo buf, const SpConfig *cfg)
-{
-	appendStringInfoString(buf, "{\"type\": \"Pipeline\", \"id\": ");
-	escape_json(buf, cfg->id);
-	appendStringInfoString(buf, ", \"input_port_types\": ");
-	write_port_types(buf, cfg->in_types, cfg->n_in);
-	appendStringInfoString(buf, ", \"output_port_types\": ");
-	write_port_types(buf, cfg->out_types, cfg->n_out);
-	appendStringInfoString(buf, ", \"operators\": [");
-	for (int i = 0; i < cfg->n_ops; i++)
-	{
-		if (i)
-			appendStringInfoString(buf, ", ");
-		write_operator(buf, &cfg->ops[i]);
-	}
-	appendStringInfoString(buf, "], \"connections\": [");
-	for (int c = 0; c < cfg->n_conns; c++)
-	{
-		const SpConnection *conn = &cfg->conns[c];
-
-		if (c)
-			appendStringInfoString(buf, ", ");
-		appendStringInfoString(buf, "{\"from\": ");
-		escape_json(buf, cfg->ops[conn->from].id);
-		appendStringInfoString(buf, ", \"to\": ");
-		escape_json(buf, cfg->ops[conn->to].id);
-		appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
-						 conn->to_port + 1);
-	}
-	appendStringInfoString(buf, "], \"entryOperator\": ");
-	escape_json(buf, cfg->ops[cfg->entry].id);
-	appendStringInfoString(buf, ", \"outputMappings\": {");
-	/* one member per operator, its single output mapped to one port */
-	for (int m = 0; m < cfg->n_out; m++)
-	{
-		int			port = cfg->map_order[m];
-
-		if (m)
-			appendStringInfoString(buf, ", ");
-		escape_json(buf, cfg->ops[cfg->out_op[port]].id);
-		appendStringInfo(buf, ": {\"o1\": \"o%d\"}", port + 1);
-	}
-	appendStringInfo(buf, "}, \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
 }

@@ -1,8 +1,8 @@
 /*
  * sp_spec.h
- *	  Reading a pipeline spec (SPEC section 4) into a validated SpConfig, and
- *	  writing a configuration back as canonical JSON with every default made
- *	  explicit.
+ *	  Reading a pipeline spec (SPEC section 4) into a validated SpConfig
+ *	  (sp_spec.c), and writing a configuration back as canonical JSON with
+ *	  every default made explicit (sp_spec_write.c).
  */
 #ifndef SP_SPEC_H
 #define SP_SPEC_H
@@ -16,5 +16,7 @@ extern SpConfig *sp_spec_read(const char *text);
 extern void sp_spec_write(StringInfo buf, const SpConfig *cfg);
 
 extern void sp_write_float8(StringInfo buf, double v);
+
+extern const char *sp_port_type_name(SpPortType t);
 
 #endif							/* SP_SPEC_H */

@@ -1,0 +1,126 @@
+/*
+ * sp_spec_write.c
+ *	  The canonical text of a configuration: the spec's JSON with members in
+ *	  a fixed order, every default made explicit, floats shortest-exact.
+ *	  sp_spec_read() of this text gives the same configuration.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "utils/float.h"
+#include "utils/json.h"
+#include "sp_spec.h"
+
+/* Shortest text that reads back to the same float8 (as float8out does). */
+void
+sp_write_float8(StringInfo buf, double v)
+{
+	char	   *s = float8out_internal(v);
+
+	if (isfinite(v))
+		appendStringInfoString(buf, s);
+	else
+		escape_json(buf, s);	/* JSON has no NaN or Infinity literal */
+	pfree(s);
+}
+
+static void
+write_port_types(StringInfo buf, const SpPortType *types, int n)
+{
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < n; i++)
+		appendStringInfo(buf, "%s\"%s\"", i ? ", " : "", sp_port_type_name(types[i]));
+	appendStringInfoChar(buf, ']');
+}
+
+static void
+write_operator(StringInfo buf, const SpOperator *op)
+{
+	appendStringInfoString(buf, "{\"type\": ");
+	escape_json(buf, op->type->name);
+	appendStringInfoString(buf, ", \"id\": ");
+	escape_json(buf, op->id);
+	for (const SpParamDef *d = op->type->params; d->name; d++)
+	{
+		const char *field = (const char *) &op->params + d->offset;
+		int32		ival;
+		double		fval;
+
+		appendStringInfoString(buf, ", ");
+		escape_json(buf, d->name);
+		appendStringInfoString(buf, ": ");
+		switch (d->kind)
+		{
+			case SP_PARAM_INT:
+				memcpy(&ival, field, sizeof(ival));
+				appendStringInfo(buf, "%d", ival);
+				break;
+			case SP_PARAM_FLOAT:
+				memcpy(&fval, field, sizeof(fval));
+				sp_write_float8(buf, fval);
+				break;
+			case SP_PARAM_VECTOR:
+				appendStringInfoChar(buf, '[');
+				for (int i = 0; i < op->params.nvec[sp_param_vec_slot(d)]; i++)
+				{
+					if (i)
+						appendStringInfoString(buf, ", ");
+					sp_write_float8(buf, op->params.vec[sp_param_vec_slot(d)][i]);
+				}
+				appendStringInfoChar(buf, ']');
+				break;
+			case SP_PARAM_CHOICE:
+				memcpy(&ival, field, sizeof(ival));
+				escape_json(buf, d->choices[ival]);
+				break;
+		}
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+void
+sp_spec_write(StringInfo buf, const SpConfig *cfg)
+{
+	appendStringInfoString(buf, "{\"type\": \"Pipeline\", \"id\": ");
+	escape_json(buf, cfg->id);
+	appendStringInfoString(buf, ", \"input_port_types\": ");
+	write_port_types(buf, cfg->in_types, cfg->n_in);
+	appendStringInfoString(buf, ", \"output_port_types\": ");
+	write_port_types(buf, cfg->out_types, cfg->n_out);
+	appendStringInfoString(buf, ", \"operators\": [");
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		write_operator(buf, &cfg->ops[i]);
+	}
+	appendStringInfoString(buf, "], \"connections\": [");
+	for (int c = 0; c < cfg->n_conns; c++)
+	{
+		const SpConnection *conn = &cfg->conns[c];
+
+		if (c)
+			appendStringInfoString(buf, ", ");
+		appendStringInfoString(buf, "{\"from\": ");
+		escape_json(buf, cfg->ops[conn->from].id);
+		appendStringInfoString(buf, ", \"to\": ");
+		escape_json(buf, cfg->ops[conn->to].id);
+		appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
+						 conn->to_port + 1);
+	}
+	appendStringInfoString(buf, "], \"entryOperator\": ");
+	escape_json(buf, cfg->ops[cfg->entry].id);
+	appendStringInfoString(buf, ", \"outputMappings\": {");
+	/* one member per operator, its single output mapped to one port */
+	for (int m = 0; m < cfg->n_out; m++)
+	{
+		int			port = cfg->map_order[m];
+
+		if (m)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, cfg->ops[cfg->out_op[port]].id);
+		appendStringInfo(buf, ": {\"o1\": \"o%d\"}", port + 1);
+	}
+	appendStringInfo(buf, "}, \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
+}
