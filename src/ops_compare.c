@@ -11,8 +11,9 @@
 
 #include <math.h>
 
-#include "sp_operator.h"
 #include "utils/float.h"
+
+#include "sp_operator.h"
 
 static const char *
 check_epsilon(SpParams *p)

@@ -8,9 +8,10 @@
  */
 #include "postgres.h"
 
+#include "utils/float.h"
+
 #include "sp_operator.h"
 #include "sp_sum.h"
-#include "utils/float.h"
 
 /* Difference: newest - previous, from the second row since reset. */
 

@@ -5,9 +5,10 @@
  */
 #include "postgres.h"
 
+#include "utils/float.h"
+
 #include "sp_operator.h"
 #include "sp_sum.h"
-#include "utils/float.h"
 
 static const SpParamDef no_params[] = {SP_PARAM_END};
 

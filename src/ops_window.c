@@ -14,9 +14,10 @@
 
 #include <math.h>
 
+#include "utils/float.h"
+
 #include "sp_operator.h"
 #include "sp_sum.h"
-#include "utils/float.h"
 
 typedef struct WindowCore
 {

@@ -14,8 +14,6 @@
 #include "fmgr.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
