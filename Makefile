@@ -33,3 +33,7 @@ PG_CFLAGS = -Werror -Wall -Wmissing-prototypes -Wno-unused-parameter
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS tracks no header dependencies: a changed struct must rebuild every
+# object that sees it.
+$(OBJS): $(wildcard src/*.h)
