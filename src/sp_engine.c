@@ -75,7 +75,6 @@ close_segment(SpRun *run)
 		run->buffered[i] = false;
 		run->n_emitted++;
 	}
-	run->emit_key = run->key;
 	/* all-zero is every operator's initial state (sp_operator.h) */
 	memset(run->opstate, 0, cfg->state_size);
 }
@@ -127,20 +126,18 @@ sp_run_row(SpRun *run, const double *values, bool key_isnull, double key)
 {
 	const SpConfig *cfg = run->cfg;
 
-	run->rows++;
 	if (run->n_emitted > 0)
 	{
 		memset(run->emitted, 0, sizeof(bool) * cfg->n_out);
 		run->n_emitted = 0;
 	}
 
+	/*
+	 * Punctuation without a key carries nothing; a value without a key is
+	 * unpaired and discarded.
+	 */
 	if (key_isnull)
-	{
-		/* punctuation without a key carries nothing; a lone value is unpaired */
-		if (values != NULL)
-			run->discarded++;
 		return false;
-	}
 
 	if (!run->has_key)
 	{

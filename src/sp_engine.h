@@ -66,8 +66,6 @@ typedef struct SpRun
 	const SpConfig *cfg;
 	bool		has_key;
 	double		key;
-	int64		rows;			/* rows seen, of every kind */
-	int64		discarded;		/* unpaired rows: a value without a key */
 	bool	   *buffered;		/* per output port */
 	double	   *buffer;
 	char	   *opstate;		/* cfg->state_size bytes */
@@ -75,7 +73,6 @@ typedef struct SpRun
 	int			n_emitted;
 	bool	   *emitted;
 	double	   *emit;
-	double		emit_key;		/* key of the segment that closed */
 	/* per-row scratch */
 	double	   *row_in;
 	double	   *val;			/* per operator: its output this row */
