@@ -2,7 +2,7 @@
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
 # one summary line counting the individual tests.
 # Order: static analysis, pg_regress, README examples, fuzzing through the
-# server, fuzzing outside it.  Exit status is non-zero
+# server, the spec reader's memory and time, fuzzing outside the server.  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +43,7 @@ echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAIL
 tally "$log.sum"
 
 for t in "README examples:python3 test/readme.py --check" "input fuzzing:python3 test/fuzz.py" \
+	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
