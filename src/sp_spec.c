@@ -41,6 +41,7 @@ typedef struct SpecReader
 	const SpJsonDoc *doc;
 	MemoryContext keep;			/* the caller's: what the configuration keeps */
 	SpConfig   *cfg;
+	int		   *by_id;			/* operators in order of id, see index_ids() */
 	int			n_feeds;
 	int		   *fed_by;			/* per feed: connection feeding it, -1 the pipeline */
 } SpecReader;
@@ -555,12 +556,65 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 	error_context_stack = callback.previous;
 }
 
-static int
-find_op(const SpConfig *cfg, const char *id)
+/*
+ * Operators in order of id (stable), so that duplicates are found and ids
+ * looked up in O(log n) comparisons each: ids may be long, and comparing
+ * every pair of them, or every id with every reference, would cost up to
+ * the number of operators times the length of the text.
+ */
+static void
+index_ids(SpecReader *r)
 {
+	const SpConfig *cfg = r->cfg;
+	int		   *a = palloc(sizeof(int) * cfg->n_ops),
+			   *b = palloc(sizeof(int) * cfg->n_ops);
+
 	for (int i = 0; i < cfg->n_ops; i++)
-		if (strcmp(cfg->ops[i].id, id) == 0)
-			return i;
+		a[i] = i;
+	for (int width = 1; width < cfg->n_ops; width *= 2)
+	{
+		int		   *t;
+
+		for (int lo = 0; lo < cfg->n_ops; lo += 2 * width)
+		{
+			int			mid = Min(lo + width, cfg->n_ops),
+						hi = Min(lo + 2 * width, cfg->n_ops),
+						i = lo,
+						j = mid,
+						k = lo;
+
+			while (i < mid && j < hi)
+				b[k++] = strcmp(cfg->ops[a[j]].id, cfg->ops[a[i]].id) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	r->by_id = a;
+}
+
+static int
+find_op(const SpecReader *r, const char *id)
+{
+	int			lo = 0,
+				hi = r->cfg->n_ops;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = strcmp(r->cfg->ops[r->by_id[mid]].id, id);
+
+		if (c == 0)
+			return r->by_id[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
@@ -568,7 +622,7 @@ find_op(const SpConfig *cfg, const char *id)
 static int
 require_op(SpecReader *r, const char *id, const char *field)
 {
-	int			i = find_op(r->cfg, id);
+	int			i = find_op(r, id);
 
 	if (i < 0)
 	{
@@ -832,6 +886,8 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 	const SpJsonNode *oj;
 	int			nfeeds = 0;
 	Size		off = 0;
+	int			dup_first = -1,
+				dup_second = -1;
 
 	if (single == NULL)
 	{
@@ -855,11 +911,6 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		SpOperator *op = &cfg->ops[i];
 
 		read_operator(r, op, oj, i, single != NULL);
-		for (int k = 0; k < i; k++)
-			if (strcmp(cfg->ops[k].id, op->id) == 0)
-				spec_error(errmsg("duplicate operator id \"%s\"", op->id),
-						   errdetail("Elements %d and %d of \"operators\" have the same id.",
-									 k + 1, i + 1));
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
@@ -867,6 +918,29 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		off += MAXALIGN(op->state_size);
 	}
 	cfg->state_size = off;
+
+	/*
+	 * Equal ids sit side by side, in spec order; the duplicate reported is
+	 * the one that comes first in the spec.
+	 */
+	index_ids(r);
+	for (int k = 1; k < cfg->n_ops; k++)
+	{
+		int			first = r->by_id[k - 1],
+					second = r->by_id[k];
+
+		if (strcmp(cfg->ops[first].id, cfg->ops[second].id) == 0 &&
+			(dup_second < 0 || second < dup_second))
+		{
+			dup_first = first;
+			dup_second = second;
+		}
+	}
+	if (dup_second >= 0)
+		spec_error(errmsg("duplicate operator id \"%s\"", cfg->ops[dup_second].id),
+				   errdetail("Elements %d and %d of \"operators\" have the same id.",
+							 dup_first + 1, dup_second + 1));
+
 	cfg->feeds = keep_alloc0(r, sizeof(SpSource) * nfeeds);
 	r->n_feeds = nfeeds;
 	r->fed_by = palloc(sizeof(int) * nfeeds);

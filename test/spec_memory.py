@@ -22,7 +22,8 @@ Must run on the server's machine with the right to read the backend's
 from the environment (PGHOST, PGPORT, PGUSER), as pg_virtualenv sets them.
 SPEC_MEMORY_SO=/path/to/segpipe.so measures another build without
 installing it (the types and functions are created from that file);
-SPEC_MEMORY_ROUNDS sets the number of side-by-side rounds (default 2).
+SPEC_MEMORY_ROUNDS sets the number of side-by-side rounds (default 2);
+SPEC_MEMORY_CASES=word,word keeps the texts whose label holds one of them.
 Ends with a line "spec memory: N passed, M failed".
 """
 import os
@@ -69,7 +70,18 @@ CASES = [
      " FROM generate_series(1, @n@ - 1) AS i), '') || "
      "'],\"entryOperator\":\"f1\",\"outputMappings\":{\"f' || @n@ || '\":{\"o1\":\"o1\"}}}'"
      " FROM generate_series(1, @n@) AS i, " + COEFFS + " AS c(coeffs))", "ok"),
+    # ids of 30000 characters that differ only at the end, chained: comparing
+    # every pair of ids, or every reference with every id, is quadratic
+    ("operators with long ids", 128,
+     "(SELECT '{\"type\":\"Pipeline\",\"operators\":[' || string_agg(format("
+     "'{\"type\":\"Identity\",\"id\":\"%s%s\"}', repeat('a', 30000), i), ',') || "
+     "'],\"connections\":[' || coalesce((SELECT string_agg(format('{\"from\":\"%s%s\",\"to\":\"%s%s\"}',"
+     " repeat('a', 30000), i, repeat('a', 30000), i + 1), ',') FROM generate_series(1, @n@ - 1) AS i), '') || "
+     "'],\"entryOperator\":\"' || repeat('a', 30000) || '1\",\"outputMappings\":{\"' || repeat('a', 30000) || @n@"
+     " || '\":{\"o1\":\"o1\"}}}' FROM generate_series(1, @n@) AS i)", "ok"),
 ]
+if os.environ.get("SPEC_MEMORY_CASES"):
+    CASES = [c for c in CASES if any(w in c[0] for w in os.environ["SPEC_MEMORY_CASES"].split(","))]
 
 
 def psql(script, db=DB, check=True):
