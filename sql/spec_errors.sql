@@ -65,6 +65,7 @@ SELECT try_spec('{"type": "Pipeline", "input_port_types": ["vector_number"], "op
 SELECT try_spec('{"type": "Pipeline", "output_port_types": ["vector_boolean"], "operators": [{"type": "Identity"}]}');
 SELECT try_spec('{"type": "Pipeline", "output_port_types": [], "operators": [{"type": "Identity"}]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": "number", "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Pipeline", "input_port_types": [' || rtrim(repeat('"number", ', 65), ', ') || '], "operators": [{"type": "Identity"}]}');
 
 -- Operators: unknown type, missing, out-of-range, ill-typed or unknown
 -- parameters, bad or duplicate ids.  An unrecognized type suggests the
@@ -94,6 +95,7 @@ SELECT try_spec('{"type": "WindowMinMax", "window_size": 0}');
 SELECT try_spec('{"type": "Identity", "id": 5}');
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, 5]}');
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "a"}, {"type": "CountNumber", "id": "a"}], "entryOperator": "a"}');
+SELECT try_spec('{"type": "Pipeline", "operators": [' || rtrim(repeat('{"type": "Identity"}, ', 257), ', ') || ']}');
 
 -- Entry operator: required with several operators, must exist, must have
 -- as many data ports as the pipeline, of the same type.
