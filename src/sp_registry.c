@@ -70,3 +70,5 @@ sp_find_op_type(const char *name)
 			return registry[i];
 	return NULL;
 }
+
+const SpParamDef sp_no_params[] = {SP_PARAM_END};

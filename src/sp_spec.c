@@ -228,7 +228,6 @@ read_operator(SpOperator *op, const SpJson *j, int index)
 		(msg = op->type->check_params(&op->params)) != NULL)
 		SPEC_ERROR("operator \"%s\": %s", op->id, msg);
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
-	op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
 }
 
 static int
@@ -300,6 +299,7 @@ read_connections(SpConfig *cfg, const SpJson *j)
 					   ctx, conn->to_port + 1, to->id);
 		feed->op = conn->from;
 		feed->port = 0;
+		cfg->ops[conn->from].feeds_ops = true;
 	}
 }
 
@@ -385,7 +385,6 @@ read_operators(SpConfig *cfg, const SpJson *pipe, const SpJson *single_op)
 {
 	const SpJson *ops_json = sp_json_get(pipe, "operators");
 	int			nfeeds = 0;
-	Size		off = 0;
 
 	if (single_op == NULL)
 	{
@@ -410,10 +409,9 @@ read_operators(SpConfig *cfg, const SpJson *pipe, const SpJson *single_op)
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
-		op->state_off = off;
-		off += MAXALIGN(op->state_size);
 	}
-	cfg->state_size = off;
+	/* the total state is known now: refuse a pipeline too large at once */
+	sp_config_layout(cfg);
 	cfg->feeds = palloc(sizeof(SpSource) * Max(nfeeds, 1));
 	for (int f = 0; f < nfeeds; f++)
 		cfg->feeds[f].op = -2;	/* not fed yet */

@@ -70,6 +70,21 @@ palloc_extended(Size size, int flags)
 	return chunk_alloc(size, (flags & MCXT_ALLOC_ZERO) != 0);
 }
 
+/* One pretend context: every chunk goes with shim_free_all(). */
+MemoryContext CurrentMemoryContext = NULL;
+
+void *
+MemoryContextAllocZero(MemoryContext context, Size size)
+{
+	return chunk_alloc(size, true);
+}
+
+void *
+MemoryContextAllocHuge(MemoryContext context, Size size)
+{
+	return chunk_alloc(size, false);
+}
+
 void *
 repalloc(void *pointer, Size size)
 {
