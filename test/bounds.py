@@ -13,6 +13,10 @@ F3  State grows with the values a segment holds, not with its window:
     and the backend's peak resident size must stay small.
 F4  Every loop that can run long checks for interrupts: with
     statement_timeout = 1 s each long query ends with 57014 in under 2 s.
+F5  State that grows gives the same results: windows of 100,000 over a
+    segment longer than the window (it wraps), one of 7 rows after it (reset
+    from a grown state, never full) and one exactly full, against the values
+    computed here.
 
 Peak memory is the backend's VmHWM (/proc/self/status, read with
 pg_read_file: the role must be a superuser, as pg_virtualenv's is), in a
@@ -317,12 +321,52 @@ def f4():
                 "SELECT length(s::pipeline::text) AS n FROM long_ids", ("54000", "22023"))
 
 
+# ---------------------------------------------------------------- F5
+
+def grow_v(i):
+    return 1000000 if i == 60000 else (i * 7919) % 1000 - 500
+
+
+def f5():
+    """Large windows give the same results as before, through growth,
+    wrap-around, a reset after growth and a segment too short to fill."""
+    print("F5: results unchanged when state grows: segments of 150,000, 7 and 100,000 rows, windows of 100,000")
+    segs = [range(1, 150001), range(150001, 150008), range(150008, 250008)]
+    w = 100000
+
+    def last(seg, f):
+        vals = [grow_v(i) for i in seg]
+        return f(vals[-w:]) if len(vals) >= w else None
+
+    cases = [
+        ({"type": "MovingSum", "window_size": w}, [last(g, sum) for g in segs]),
+        ({"type": "WindowMinMax", "window_size": w, "mode": "max"}, [last(g, max) for g in segs]),
+        ({"type": "WindowMinMax", "window_size": w, "mode": "min"}, [last(g, min) for g in segs]),
+        # the only value strictly above all others within 49,999 rows is the
+        # spike at row 60,000 (each other value recurs every 1000 rows)
+        ({"type": "PeakDetector", "window_size": w - 1}, [1000000, None, None]),
+    ]
+    for spec, want in cases:
+        q = (f"SELECT array_agg(x ORDER BY ts) FROM (SELECT ts, segment_agg(v, k, {lit(json.dumps(spec))}) "
+             "OVER (ORDER BY ts) AS x FROM grow) AS s WHERE ts IN (150001, 150008, 250008)")
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-d", DB, "-c", q], capture_output=True, text=True)
+        got = [None if e == "NULL" else float(e) for e in r.stdout.strip().strip("{}").split(",")] \
+            if r.returncode == 0 else r.stderr.strip()
+        check(f"{spec['type']}({spec['window_size']}{', ' + spec['mode'] if 'mode' in spec else ''})",
+              got == want, f"emitted {got}, expected {want}")
+
+
 SETUP = f"""
 \\set ON_ERROR_STOP 1
 CREATE EXTENSION segpipe;
 CREATE TABLE two_row_partitions AS
   SELECT i / 2 AS p, i AS ts, sin(i) AS v FROM generate_series(0, 199999) AS i;
 ANALYZE two_row_partitions;
+CREATE TABLE grow AS
+  SELECT i AS ts, (CASE WHEN i = 60000 THEN 1000000 ELSE (i * 7919) % 1000 - 500 END)::float8 AS v,
+         (CASE WHEN i <= 150000 THEN 1 WHEN i <= 150007 THEN 2 ELSE 3 END)::float8 AS k
+  FROM generate_series(1, 250007) AS i
+  UNION ALL SELECT 250008, NULL, 'Infinity';
 CREATE TABLE recv_target (p pipeline);
 CREATE TABLE huge_id AS
   SELECT replace('{{"type": "Identity", "id": "@"}}', '@', repeat(repeat('x', 1000), 120000)) AS s;
@@ -341,6 +385,7 @@ def main():
         f2(tmp)
         f3()
         f4()
+        f5()
     finally:
         shutil.rmtree(tmp)
         subprocess.run(["dropdb", "--if-exists", "--force", DB], check=False)
