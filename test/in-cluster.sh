@@ -43,7 +43,7 @@ echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAIL
 tally "$log.sum"
 
 for t in "README examples:python3 test/readme.py --check" \
-	"resource bounds (state cap, start and reset cost, cancellation):python3 test/bounds.py" \
+	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
 	echo "== ${t%%:*}"
