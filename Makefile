@@ -14,6 +14,7 @@ OBJS = \
 	src/sp_spec.o \
 	src/sp_spec_write.o \
 	src/sp_engine.o \
+	src/sp_ring.o \
 	src/sp_codec.o \
 	src/sp_registry.o \
 	src/ops_trackers.o \
@@ -24,7 +25,7 @@ OBJS = \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

@@ -16,8 +16,6 @@
 #include "sp_operator.h"
 #include "sp_sum.h"
 
-static const SpParamDef no_params[] = {SP_PARAM_END};
-
 static const SpParamDef value_params[] = {
 	SP_PARAM_VALUE,
 	SP_PARAM_END
@@ -189,7 +187,7 @@ static const SpParamDef le_replace_params[] = {
 
 #define UNARY(sym, type_name, fn, plist) \
 static bool \
-sym##_step(const SpParams *p, void *state, const double *in, double *out) \
+sym##_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out) \
 { \
 	*out = fn(p, in[0]); \
 	return true; \
@@ -201,17 +199,17 @@ const SpOpType sym = { \
 UNARY(sp_op_scale, "Scale", fn_scale, value_params);
 UNARY(sp_op_add, "Add", fn_add, value_params);
 UNARY(sp_op_power, "Power", fn_power, value_params);
-UNARY(sp_op_abs, "Abs", fn_abs, no_params);
-UNARY(sp_op_sign, "Sign", fn_sign, no_params);
-UNARY(sp_op_floor, "Floor", fn_floor, no_params);
-UNARY(sp_op_ceil, "Ceil", fn_ceil, no_params);
-UNARY(sp_op_round, "Round", fn_round, no_params);
-UNARY(sp_op_sin, "Sin", fn_sin, no_params);
-UNARY(sp_op_cos, "Cos", fn_cos, no_params);
-UNARY(sp_op_tan, "Tan", fn_tan, no_params);
-UNARY(sp_op_exp, "Exp", fn_exp, no_params);
-UNARY(sp_op_log, "Log", fn_log, no_params);
-UNARY(sp_op_log10, "Log10", fn_log10, no_params);
+UNARY(sp_op_abs, "Abs", fn_abs, sp_no_params);
+UNARY(sp_op_sign, "Sign", fn_sign, sp_no_params);
+UNARY(sp_op_floor, "Floor", fn_floor, sp_no_params);
+UNARY(sp_op_ceil, "Ceil", fn_ceil, sp_no_params);
+UNARY(sp_op_round, "Round", fn_round, sp_no_params);
+UNARY(sp_op_sin, "Sin", fn_sin, sp_no_params);
+UNARY(sp_op_cos, "Cos", fn_cos, sp_no_params);
+UNARY(sp_op_tan, "Tan", fn_tan, sp_no_params);
+UNARY(sp_op_exp, "Exp", fn_exp, sp_no_params);
+UNARY(sp_op_log, "Log", fn_log, sp_no_params);
+UNARY(sp_op_log10, "Log10", fn_log10, sp_no_params);
 UNARY(sp_op_le_replace, "LessThanOrEqualToReplace", fn_le_replace, le_replace_params);
 
 /* ---- across data ports, left to right ---- */
@@ -229,7 +227,7 @@ nin_num_ports(const SpParams *p)
 
 #define FOLD(sym, type_name, fn) \
 static bool \
-sym##_step(const SpParams *p, void *state, const double *in, double *out) \
+sym##_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out) \
 { \
 	double		acc = in[0]; \
 	for (int i = 1; i < p->num_ports; i++) \
@@ -267,7 +265,7 @@ linear_check_params(SpParams *p)
 }
 
 static bool
-linear_step(const SpParams *p, void *state, const double *in, double *out)
+linear_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	SpSum		acc = {0.0, 0.0};
 

@@ -44,8 +44,6 @@ static const SpParamDef tolerance_params[] = {
 	SP_PARAM_END
 };
 
-static const SpParamDef no_params[] = {SP_PARAM_END};
-
 static bool
 within(const SpParams *p, double x)
 {
@@ -94,7 +92,7 @@ test_ne(const SpParams *p, double x)
 
 #define FILTER(sym, type_name, test, plist, check) \
 static bool \
-sym##_step(const SpParams *p, void *state, const double *in, double *out) \
+sym##_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out) \
 { \
 	if (!test(p, in[0])) \
 		return false; \
@@ -108,7 +106,7 @@ const SpOpType sym = { \
 
 #define COMPARE(sym, type_name, test, plist, check) \
 static bool \
-sym##_step(const SpParams *p, void *state, const double *in, double *out) \
+sym##_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out) \
 { \
 	*out = test(p, in[0]) ? 1.0 : 0.0; \
 	return true; \
@@ -133,7 +131,7 @@ COMPARE(sp_op_compare_neq, "CompareNEQ", test_ne, tolerance_params, check_tolera
 /* BooleanToNumber: the way from a boolean port to a number port. */
 
 static bool
-boolean_to_number_step(const SpParams *p, void *state, const double *in, double *out)
+boolean_to_number_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	*out = (in[0] != 0.0) ? 1.0 : 0.0;
 	return true;
@@ -141,7 +139,7 @@ boolean_to_number_step(const SpParams *p, void *state, const double *in, double 
 
 const SpOpType sp_op_boolean_to_number = {
 	.name = "BooleanToNumber",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.in_type = SP_PORT_BOOLEAN,
 	.out_type = SP_PORT_NUMBER,

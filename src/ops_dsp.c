@@ -21,8 +21,6 @@ typedef struct DifferenceState
 	double		previous;
 } DifferenceState;
 
-static const SpParamDef no_params[] = {SP_PARAM_END};
-
 static size_t
 difference_state_size(const SpParams *p)
 {
@@ -30,7 +28,7 @@ difference_state_size(const SpParams *p)
 }
 
 static bool
-difference_step(const SpParams *p, void *state, const double *in, double *out)
+difference_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	DifferenceState *s = state;
 	bool		emit = s->seen > 0;
@@ -43,7 +41,7 @@ difference_step(const SpParams *p, void *state, const double *in, double *out)
 }
 
 static void
-difference_visit(const SpParams *p, void *state, SpStateVisitor *v)
+difference_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	DifferenceState *s = state;
 
@@ -52,7 +50,7 @@ difference_visit(const SpParams *p, void *state, SpStateVisitor *v)
 }
 
 static const char *
-difference_check(const SpParams *p, const void *state)
+difference_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	int64		seen = ((const DifferenceState *) state)->seen;
 
@@ -61,7 +59,7 @@ difference_check(const SpParams *p, const void *state)
 
 const SpOpType sp_op_difference = {
 	.name = "Difference",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.state_size = difference_state_size,
 	.step = difference_step,
@@ -69,46 +67,27 @@ const SpOpType sp_op_difference = {
 	.check_state = difference_check,
 };
 
-/* A ring of the last n values, newest at pos - 1. */
-typedef struct Ring
-{
-	int64		seen;			/* values since reset, at most n */
-	int64		pos;
-} Ring;
-
+/* Push x into a delay line of at most 'limit' values, the oldest leaving. */
 static void
-ring_push(Ring *r, double *vals, int64 n, double x)
+delay_push(SpRing *r, double x)
 {
-	vals[r->pos] = x;
-	r->pos = (r->pos + 1) % n;
-	if (r->seen < n)
-		r->seen++;
+	if (sp_ring_full(r))
+		(void) sp_ring_pop_oldest(r);
+	sp_ring_push(r, x);
 }
 
-/* k-th newest value (k = 0 is the newest) */
-static double
-ring_get(const Ring *r, const double *vals, int64 n, int64 k)
-{
-	return vals[(r->pos - 1 - k + 2 * n) % n];
-}
-
-static const char *
-ring_check(const Ring *r, int64 n)
-{
-	if (r->seen < 0 || r->seen > n || r->pos < 0 || r->pos >= Max(n, 1) ||
-		(r->seen < n && r->pos != r->seen))
-		return "ring position is out of range";
-	return NULL;
-}
-
-/* sum of coeff[i] * (i-th newest value), compensated */
+/*
+ * sum of coeff[i] * (i-th newest value), compensated; values not held yet
+ * count as 0.
+ */
 static SpSum
-ring_dot(const Ring *r, const double *vals, int64 n, const double *coeff, int64 ncoeff)
+delay_dot(const SpRing *r, const double *coeff, int64 ncoeff)
 {
 	SpSum		acc = {0.0, 0.0};
+	int64		n = Min(ncoeff, r->count);
 
-	for (int64 i = 0; i < ncoeff; i++)
-		acc = sp_sum_add_sum(acc, sp_two_prod(coeff[i], ring_get(r, vals, n, i)));
+	for (int64 i = 0; i < n; i++)
+		acc = sp_sum_add_sum(acc, sp_two_prod(coeff[i], sp_ring_newest(r, i)));
 	return acc;
 }
 
@@ -119,55 +98,36 @@ static const SpParamDef fir_params[] = {
 	SP_PARAM_END
 };
 
-typedef struct FirState
+static int
+fir_rings(const SpParams *p, int64 *limits)
 {
-	Ring		x;
-	double		xs[FLEXIBLE_ARRAY_MEMBER];
-} FirState;
-
-static size_t
-fir_state_size(const SpParams *p)
-{
-	return offsetof(FirState, xs) + sizeof(double) * p->nvec[0];
+	limits[0] = p->nvec[0];
+	return 1;
 }
 
 static bool
-fir_step(const SpParams *p, void *state, const double *in, double *out)
+fir_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	FirState   *s = state;
-	int64		n = p->nvec[0];
-
-	ring_push(&s->x, s->xs, n, in[0]);
-	if (s->x.seen < n)
+	delay_push(&rings[0], in[0]);
+	if (!sp_ring_full(&rings[0]))
 		return false;
-	*out = sp_sum_value(ring_dot(&s->x, s->xs, n, p->vec[0], n));
+	*out = sp_sum_value(delay_dot(&rings[0], p->vec[0], p->nvec[0]));
 	return true;
 }
 
 static void
-fir_visit(const SpParams *p, void *state, SpStateVisitor *v)
+fir_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
-	FirState   *s = state;
-
-	v->i64(v, "seen", &s->x.seen);
-	v->i64(v, "pos", &s->x.pos);
-	v->f64s(v, "values", s->xs, p->nvec[0]);
-}
-
-static const char *
-fir_check(const SpParams *p, const void *state)
-{
-	return ring_check(&((const FirState *) state)->x, p->nvec[0]);
+	v->ring(v, "values", &rings[0]);
 }
 
 const SpOpType sp_op_fir = {
 	.name = "FiniteImpulseResponse",
 	.params = fir_params,
 	.nin = 1,
-	.state_size = fir_state_size,
+	.rings = fir_rings,
 	.step = fir_step,
 	.visit = fir_visit,
-	.check_state = fir_check,
 };
 
 /*
@@ -181,78 +141,61 @@ static const SpParamDef iir_params[] = {
 	SP_PARAM_END
 };
 
-typedef struct IirState
-{
-	Ring		x;
-	Ring		y;
-	double		v[FLEXIBLE_ARRAY_MEMBER];	/* inputs[len(b)], outputs[len(a)] */
-} IirState;
+#define IIR_X 0
+#define IIR_Y 1
 
-#define IIR_XS(s) ((s)->v)
-#define IIR_YS(s, p) ((s)->v + (p)->nvec[0])
-
-static size_t
-iir_state_size(const SpParams *p)
+static int
+iir_rings(const SpParams *p, int64 *limits)
 {
-	return offsetof(IirState, v) + sizeof(double) * (p->nvec[0] + p->nvec[1]);
+	limits[IIR_X] = p->nvec[0];
+	limits[IIR_Y] = p->nvec[1];
+	return 2;
 }
 
 static bool
-iir_step(const SpParams *p, void *state, const double *in, double *out)
+iir_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	IirState   *s = state;
-	int64		nb = p->nvec[0];
-	int64		na = p->nvec[1];
+	SpRing	   *x = &rings[IIR_X];
+	SpRing	   *y = &rings[IIR_Y];
 	SpSum		acc;
-	double		y;
+	SpSum		fb;
+	double		result;
 
-	ring_push(&s->x, IIR_XS(s), nb, in[0]);
-	if (s->x.seen < nb)
+	delay_push(x, in[0]);
+	if (!sp_ring_full(x))
 		return false;
-	acc = ring_dot(&s->x, IIR_XS(s), nb, p->vec[0], nb);
-	if (na > 0)
-	{
-		/* y ring slots not yet written are zero, the outputs not produced */
-		SpSum		fb = ring_dot(&s->y, IIR_YS(s, p), na, p->vec[1], na);
-
-		fb.hi = -fb.hi;
-		fb.lo = -fb.lo;
-		acc = sp_sum_add_sum(acc, fb);
-	}
-	y = sp_sum_value(acc);
-	if (na > 0)
-		ring_push(&s->y, IIR_YS(s, p), na, y);
-	*out = y;
+	acc = delay_dot(x, p->vec[0], p->nvec[0]);
+	fb = delay_dot(y, p->vec[1], p->nvec[1]);
+	fb.hi = -fb.hi;
+	fb.lo = -fb.lo;
+	result = sp_sum_value(sp_sum_add_sum(acc, fb));
+	if (y->limit > 0)
+		delay_push(y, result);
+	*out = result;
 	return true;
 }
 
 static void
-iir_visit(const SpParams *p, void *state, SpStateVisitor *v)
+iir_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
-	IirState   *s = state;
-
-	v->i64(v, "seen", &s->x.seen);
-	v->i64(v, "pos", &s->x.pos);
-	v->f64s(v, "inputs", IIR_XS(s), p->nvec[0]);
-	v->i64(v, "outputs_seen", &s->y.seen);
-	v->i64(v, "outputs_pos", &s->y.pos);
-	v->f64s(v, "outputs", IIR_YS(s, p), p->nvec[1]);
+	v->ring(v, "inputs", &rings[IIR_X]);
+	v->ring(v, "outputs", &rings[IIR_Y]);
 }
 
+/* Outputs exist only once the inputs filled their line. */
 static const char *
-iir_check(const SpParams *p, const void *state)
+iir_check(const SpParams *p, const void *state, const SpRing *rings)
 {
-	const IirState *s = state;
-	const char *msg = ring_check(&s->x, p->nvec[0]);
-
-	return msg ? msg : ring_check(&s->y, p->nvec[1]);
+	if (rings[IIR_Y].count > 0 && !sp_ring_full(&rings[IIR_X]))
+		return "outputs are held before the inputs filled the filter";
+	return NULL;
 }
 
 const SpOpType sp_op_iir = {
 	.name = "InfiniteImpulseResponse",
 	.params = iir_params,
 	.nin = 1,
-	.state_size = iir_state_size,
+	.rings = iir_rings,
 	.step = iir_step,
 	.visit = iir_visit,
 	.check_state = iir_check,

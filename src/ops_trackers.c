@@ -10,12 +10,10 @@
 #include "sp_operator.h"
 #include "sp_sum.h"
 
-static const SpParamDef no_params[] = {SP_PARAM_END};
-
 /* Identity: the input, unchanged. */
 
 static bool
-identity_step(const SpParams *p, void *state, const double *in, double *out)
+identity_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	*out = in[0];
 	return true;
@@ -23,7 +21,7 @@ identity_step(const SpParams *p, void *state, const double *in, double *out)
 
 const SpOpType sp_op_identity = {
 	.name = "Identity",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.step = identity_step,
 };
@@ -37,7 +35,7 @@ sum_state_size(const SpParams *p)
 }
 
 static bool
-cumulative_sum_step(const SpParams *p, void *state, const double *in, double *out)
+cumulative_sum_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	SpSum	   *s = state;
 
@@ -47,7 +45,7 @@ cumulative_sum_step(const SpParams *p, void *state, const double *in, double *ou
 }
 
 static void
-sum_visit(const SpParams *p, void *state, SpStateVisitor *v)
+sum_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	SpSum	   *s = state;
 
@@ -57,7 +55,7 @@ sum_visit(const SpParams *p, void *state, SpStateVisitor *v)
 
 const SpOpType sp_op_cumulative_sum = {
 	.name = "CumulativeSum",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.state_size = sum_state_size,
 	.step = cumulative_sum_step,
@@ -73,7 +71,7 @@ count_state_size(const SpParams *p)
 }
 
 static bool
-count_step(const SpParams *p, void *state, const double *in, double *out)
+count_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	int64	   *n = state;
 
@@ -82,13 +80,13 @@ count_step(const SpParams *p, void *state, const double *in, double *out)
 }
 
 static void
-count_visit(const SpParams *p, void *state, SpStateVisitor *v)
+count_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	v->i64(v, "count", (int64 *) state);
 }
 
 static const char *
-count_check(const SpParams *p, const void *state)
+count_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	int64		n = *(const int64 *) state;
 
@@ -97,7 +95,7 @@ count_check(const SpParams *p, const void *state)
 
 const SpOpType sp_op_count_number = {
 	.name = "CountNumber",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.state_size = count_state_size,
 	.step = count_step,
@@ -123,7 +121,7 @@ tracker_state_size(const SpParams *p)
 }
 
 static bool
-max_tracker_step(const SpParams *p, void *state, const double *in, double *out)
+max_tracker_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	TrackerState *s = state;
 
@@ -134,7 +132,7 @@ max_tracker_step(const SpParams *p, void *state, const double *in, double *out)
 }
 
 static bool
-min_tracker_step(const SpParams *p, void *state, const double *in, double *out)
+min_tracker_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	TrackerState *s = state;
 
@@ -145,7 +143,7 @@ min_tracker_step(const SpParams *p, void *state, const double *in, double *out)
 }
 
 static void
-tracker_visit(const SpParams *p, void *state, SpStateVisitor *v)
+tracker_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	TrackerState *s = state;
 
@@ -154,7 +152,7 @@ tracker_visit(const SpParams *p, void *state, SpStateVisitor *v)
 }
 
 static const char *
-tracker_check(const SpParams *p, const void *state)
+tracker_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	int64		n = ((const TrackerState *) state)->n;
 
@@ -163,7 +161,7 @@ tracker_check(const SpParams *p, const void *state)
 
 const SpOpType sp_op_max_tracker = {
 	.name = "MaxTracker",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.state_size = tracker_state_size,
 	.step = max_tracker_step,
@@ -173,7 +171,7 @@ const SpOpType sp_op_max_tracker = {
 
 const SpOpType sp_op_min_tracker = {
 	.name = "MinTracker",
-	.params = no_params,
+	.params = sp_no_params,
 	.nin = 1,
 	.state_size = tracker_state_size,
 	.step = min_tracker_step,

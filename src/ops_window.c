@@ -3,43 +3,62 @@
  *	  Windowed operators: they look at the last window_size values and emit
  *	  only once the window is full.
  *
+ * Each keeps its window in rings (sp_ring.h) that grow with the values held,
+ * so a short segment costs what it holds, not what the window could hold.
+ *
  * MovingAverage, MovingSum and StandardDeviation share one sliding core: a
  * ring of the window's values plus compensated sums that are updated by
  * adding the new value and subtracting the one leaving, so a row costs O(1)
  * whatever the window size.  Non-finite values are counted, not summed, so
  * that one Infinity or NaN affects results only while it is in the window
- * (Infinity - Infinity would otherwise poison the sums for good).
+ * (Infinity - Infinity would otherwise poison the sums for good).  Their
+ * results are computed from the sums only when needed (the 'value'
+ * callback): on a segment's last row, not on every row.
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <math.h>
 
+#include "miscadmin.h"
 #include "utils/float.h"
 
 #include "sp_operator.h"
 #include "sp_sum.h"
 
+/* Loops over a whole window check for interrupts this often. */
+#define INTERRUPT_STRIDE 65536
+
 typedef struct WindowCore
 {
-	int64		seen;			/* values since reset, at most window_size */
-	int64		pos;			/* ring slot for the next value */
 	int64		nan;			/* non-finite values now in the window */
 	int64		pinf;
 	int64		ninf;
+	/* StandardDeviation only (zero for the others) */
+	int64		scale;			/* the sums hold x * 2^-scale */
+	int64		fresh;			/* pushes since the last recount */
+	int64		nz;				/* finite non-zero values held */
+	int64		ntop;			/* of those, near 2^scale (see below) */
 	SpSum		sum;			/* of the finite values in the window */
 	SpSum		sumsq;			/* of their squares (StandardDeviation only) */
-	double		ring[FLEXIBLE_ARRAY_MEMBER];
 } WindowCore;
 
 static size_t
 core_state_size(const SpParams *p)
 {
-	return offsetof(WindowCore, ring) + sizeof(double) * p->window_size;
+	return sizeof(WindowCore);
 }
 
-/* Add (sign = 1) or remove (sign = -1) one value's contribution. */
-static void
-core_account(WindowCore *c, double x, bool squares, int sign)
+static int
+window_rings(const SpParams *p, int64 *limits)
+{
+	limits[0] = p->window_size;
+	return 1;
+}
+
+/* Count a non-finite value in (sign = 1) or out (-1); false if x is finite. */
+static bool
+core_count_nonfinite(WindowCore *c, double x, int sign)
 {
 	if (isnan(x))
 		c->nan += sign;
@@ -51,32 +70,25 @@ core_account(WindowCore *c, double x, bool squares, int sign)
 			c->ninf += sign;
 	}
 	else
-	{
-		c->sum = sp_sum_add(c->sum, sign * x);
-		if (squares)
-		{
-			SpSum		sq = sp_two_prod(x, x);
-
-			sq.hi *= sign;
-			sq.lo *= sign;
-			c->sumsq = sp_sum_add_sum(c->sumsq, sq);
-		}
-	}
+		return false;
+	return true;
 }
 
-/* Push x; returns true when the window is full. */
+/* MovingSum, MovingAverage: push x, the oldest leaving; true when full. */
 static bool
-core_push(const SpParams *p, WindowCore *c, double x, bool squares)
+core_push(WindowCore *c, SpRing *r, double x)
 {
-	if (c->seen == p->window_size)
-		core_account(c, c->ring[c->pos], squares, -1);
-	else
-		c->seen++;
-	c->ring[c->pos] = x;
-	core_account(c, x, squares, 1);
-	if (++c->pos == p->window_size)
-		c->pos = 0;
-	return c->seen == p->window_size;
+	if (sp_ring_full(r))
+	{
+		double		old = sp_ring_pop_oldest(r);
+
+		if (!core_count_nonfinite(c, old, -1))
+			c->sum = sp_sum_add(c->sum, -old);
+	}
+	sp_ring_push(r, x);
+	if (!core_count_nonfinite(c, x, 1))
+		c->sum = sp_sum_add(c->sum, x);
+	return sp_ring_full(r);
 }
 
 static bool
@@ -99,68 +111,43 @@ core_sum(const WindowCore *c)
 }
 
 static void
-core_visit_common(const SpParams *p, WindowCore *c, SpStateVisitor *v)
+core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
-	v->i64(v, "seen", &c->seen);
-	v->i64(v, "pos", &c->pos);
+	WindowCore *c = state;
+
 	v->i64(v, "nan", &c->nan);
 	v->i64(v, "pinf", &c->pinf);
 	v->i64(v, "ninf", &c->ninf);
 	v->f64(v, "sum", &c->sum.hi);
 	v->f64(v, "sum_err", &c->sum.lo);
+	v->ring(v, "values", &rings[0]);
 }
 
-static void
-core_visit_values(const SpParams *p, WindowCore *c, SpStateVisitor *v)
-{
-	/* the whole ring: an array's length never comes from the state itself */
-	v->f64s(v, "values", c->ring, p->window_size);
-}
-
-static void
-core_visit(const SpParams *p, void *state, SpStateVisitor *v)
-{
-	core_visit_common(p, state, v);
-	core_visit_values(p, state, v);
-}
-
-static void
-core_visit_squares(const SpParams *p, void *state, SpStateVisitor *v)
-{
-	WindowCore *c = state;
-
-	core_visit_common(p, c, v);
-	v->f64(v, "sumsq", &c->sumsq.hi);
-	v->f64(v, "sumsq_err", &c->sumsq.lo);
-	core_visit_values(p, c, v);
-}
-
-/*
- * Decoded states must be self-consistent: positions in range and the
- * non-finite counts equal to what the ring holds.
- */
+/* Decoded states: the non-finite counts must be what the ring holds. */
 static const char *
-core_check(const SpParams *p, const void *state)
+core_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const WindowCore *c = state;
 	int64		nan = 0,
 				pinf = 0,
 				ninf = 0;
 
-	if (c->seen < 0 || c->seen > p->window_size)
-		return "seen is out of range";
-	if (c->pos < 0 || c->pos >= p->window_size ||
-		(c->seen < p->window_size && c->pos != c->seen))
-		return "pos is out of range";
-	for (int64 i = 0; i < c->seen; i++)
+	for (int64 i = 0; i < rings[0].count; i++)
 	{
-		if (isnan(c->ring[i]))
+		double		x = sp_ring_get(&rings[0], i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isnan(x))
 			nan++;
-		else if (isinf(c->ring[i]))
-			(c->ring[i] > 0) ? pinf++ : ninf++;
+		else if (isinf(x))
+			(x > 0) ? pinf++ : ninf++;
 	}
 	if (nan != c->nan || pinf != c->pinf || ninf != c->ninf)
 		return "non-finite counts do not match the window's values";
+	if (c->scale != 0 || c->fresh != 0 || c->nz != 0 || c->ntop != 0 ||
+		c->sumsq.hi != 0 || c->sumsq.lo != 0)
+		return "fields of another operator are set";
 	return NULL;
 }
 
@@ -172,14 +159,15 @@ static const SpParamDef window_params[] = {
 /* MovingSum */
 
 static bool
-moving_sum_step(const SpParams *p, void *state, const double *in, double *out)
+moving_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	WindowCore *c = state;
+	return core_push(state, &rings[0], in[0]);
+}
 
-	if (!core_push(p, c, in[0], false))
-		return false;
-	*out = core_sum(c);
-	return true;
+static double
+moving_sum_value(const SpParams *p, const void *state, const SpRing *rings)
+{
+	return core_sum(state);
 }
 
 const SpOpType sp_op_moving_sum = {
@@ -187,25 +175,23 @@ const SpOpType sp_op_moving_sum = {
 	.params = window_params,
 	.nin = 1,
 	.state_size = core_state_size,
-	.step = moving_sum_step,
+	.rings = window_rings,
+	.step = moving_step,
+	.value = moving_sum_value,
 	.visit = core_visit,
 	.check_state = core_check,
 };
 
 /* MovingAverage */
 
-static bool
-moving_average_step(const SpParams *p, void *state, const double *in, double *out)
+static double
+moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 {
-	WindowCore *c = state;
+	const WindowCore *c = state;
 
-	if (!core_push(p, c, in[0], false))
-		return false;
 	if (core_nonfinite(c))
-		*out = core_sum(c) / p->window_size;
-	else
-		*out = sp_sum_value(sp_sum_div(c->sum, p->window_size));
-	return true;
+		return core_sum(c) / p->window_size;
+	return sp_sum_value(sp_sum_div(c->sum, p->window_size));
 }
 
 const SpOpType sp_op_moving_average = {
@@ -213,46 +199,229 @@ const SpOpType sp_op_moving_average = {
 	.params = window_params,
 	.nin = 1,
 	.state_size = core_state_size,
-	.step = moving_average_step,
+	.rings = window_rings,
+	.step = moving_step,
+	.value = moving_average_value,
 	.visit = core_visit,
 	.check_state = core_check,
 };
 
 /*
  * StandardDeviation: sample standard deviation, (n - 1) in the denominator,
- * as stddev_samp() computes it.  Like stddev_samp(), any Infinity or NaN in
- * the window makes the result NaN.
+ * as stddev_samp() computes it; 0 for a window of one value, as the
+ * original design has it.  Like stddev_samp(), any Infinity or NaN in the
+ * window makes the result NaN.
+ *
+ * Squares of values beyond 2^512 overflow and squares below 2^-537 vanish,
+ * so the sums hold every value scaled by 2^-scale, a power of two (exact),
+ * with scale the largest binary exponent in the window.  The scale is
+ * recounted from the window's values, O(window), only when it must move: a
+ * value more than SCALE_HEADROOM orders above it arrives, or no value
+ * within TOP_BAND orders below it is left.  Values further below are too
+ * small to change the result by 2^-TOP_BAND of it while a top value is
+ * there.  Every window_size pushes the sums are recounted anyway, which
+ * clears any drift of the sliding sums.  So the result neither overflows
+ * where stddev_samp() does not, nor loses values too small to square, at
+ * amortised O(1) a row.
  */
+#define SCALE_HEADROOM 400
+#define TOP_BAND 200
+
+static void
+stddev_account(WindowCore *c, double x, int sign)
+{
+	double		y;
+	SpSum		sq;
+
+	if (core_count_nonfinite(c, x, sign))
+		return;
+	y = ldexp(x, (int) -c->scale);
+	c->sum = sp_sum_add(c->sum, sign * y);
+	sq = sp_two_prod(y, y);
+	sq.hi *= sign;
+	sq.lo *= sign;
+	c->sumsq = sp_sum_add_sum(c->sumsq, sq);
+}
+
+static inline bool
+finite_nonzero(double x)
+{
+	return isfinite(x) && x != 0.0;
+}
+
+static inline bool
+near_top(const WindowCore *c, double x)
+{
+	return ilogb(x) >= c->scale - TOP_BAND;
+}
+
+/* The largest binary exponent of the finite non-zero values held, or 0. */
+static int
+stddev_top(const SpRing *r)
+{
+	int			top = INT_MIN;
+
+	for (int64 i = 0; i < r->count; i++)
+	{
+		double		x = sp_ring_get(r, i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (finite_nonzero(x))
+			top = Max(top, ilogb(x));
+	}
+	return (top == INT_MIN) ? 0 : top;
+}
+
+/* Recompute the scale, the counts and the sums from the values held. */
+static void
+stddev_recount(WindowCore *c, const SpRing *r)
+{
+	memset(c, 0, sizeof(WindowCore));
+	c->scale = stddev_top(r);
+	for (int64 i = 0; i < r->count; i++)
+	{
+		double		x = sp_ring_get(r, i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (finite_nonzero(x))
+		{
+			c->nz++;
+			if (near_top(c, x))
+				c->ntop++;
+		}
+		stddev_account(c, x, 1);
+	}
+}
 
 static const SpParamDef stddev_params[] = {
-	SP_PARAM_WINDOW_SIZE(2),	/* n - 1 must not be zero */
+	SP_PARAM_WINDOW_SIZE(1),
 	SP_PARAM_END
 };
 
 static bool
-stddev_step(const SpParams *p, void *state, const double *in, double *out)
+stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	WindowCore *c = state;
-	SpSum		centred;
+	SpRing	   *r = &rings[0];
+	double		x = in[0];
+	bool		recount = false;
+
+	if (sp_ring_full(r))
+	{
+		double		old = sp_ring_pop_oldest(r);
+
+		if (finite_nonzero(old))
+		{
+			c->nz--;
+			if (near_top(c, old))
+				c->ntop--;
+		}
+		stddev_account(c, old, -1);
+	}
+	sp_ring_push(r, x);
+	if (finite_nonzero(x))
+	{
+		int			e = ilogb(x);
+
+		if (c->nz == 0)
+		{
+			/* only zeros held: their sums are exactly zero at any scale */
+			c->scale = e;
+			c->sum.hi = c->sum.lo = c->sumsq.hi = c->sumsq.lo = 0.0;
+		}
+		else if (e - c->scale > SCALE_HEADROOM)
+			recount = true;
+		c->nz++;
+		if (near_top(c, x))
+			c->ntop++;
+	}
+	if (recount || (c->nz > 0 && c->ntop == 0) || ++c->fresh >= p->window_size)
+		stddev_recount(c, r);
+	else
+		stddev_account(c, x, 1);
+	return sp_ring_full(r);
+}
+
+static double
+stddev_value(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const WindowCore *c = state;
+	int64		n = p->window_size;
 	SpSum		sq;
 	double		var;
 
-	if (!core_push(p, c, in[0], true))
-		return false;
 	if (core_nonfinite(c))
-	{
-		*out = get_float8_nan();
-		return true;
-	}
+		return get_float8_nan();
+	if (n == 1)
+		return 0.0;
 	/* sum of squared deviations = S2 - S1 * S1 / n, in double-double */
-	sq = sp_sum_div(sp_sum_mul(c->sum, c->sum), p->window_size);
+	sq = sp_sum_div(sp_sum_mul(c->sum, c->sum), n);
 	sq.hi = -sq.hi;
 	sq.lo = -sq.lo;
-	centred = sp_sum_add_sum(c->sumsq, sq);
-	var = sp_sum_value(centred) / (p->window_size - 1);
+	var = sp_sum_value(sp_sum_add_sum(c->sumsq, sq)) / (n - 1);
 	/* rounding can leave a tiny negative where the true value is zero */
-	*out = var < 0 ? 0.0 : sqrt(var);
-	return true;
+	return var <= 0 ? 0.0 : ldexp(sqrt(var), (int) c->scale);
+}
+
+static void
+stddev_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	WindowCore *c = state;
+
+	v->i64(v, "nan", &c->nan);
+	v->i64(v, "pinf", &c->pinf);
+	v->i64(v, "ninf", &c->ninf);
+	v->i64(v, "scale", &c->scale);
+	v->i64(v, "fresh", &c->fresh);
+	v->i64(v, "nonzero", &c->nz);
+	v->i64(v, "near_top", &c->ntop);
+	v->f64(v, "sum", &c->sum.hi);
+	v->f64(v, "sum_err", &c->sum.lo);
+	v->f64(v, "sumsq", &c->sumsq.hi);
+	v->f64(v, "sumsq_err", &c->sumsq.lo);
+	v->ring(v, "values", &rings[0]);
+}
+
+/*
+ * A decoded state must agree with a recount of its window in everything
+ * but the sums, which must be in the range the scale allows.
+ */
+static const char *
+stddev_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const WindowCore *c = state;
+	WindowCore	fresh;
+	int64		ntop = 0;
+	double		bound;
+
+	stddev_recount(&fresh, &rings[0]);
+	if (c->nan != fresh.nan || c->pinf != fresh.pinf || c->ninf != fresh.ninf ||
+		c->nz != fresh.nz)
+		return "counts do not match the window's values";
+	/* fresh.scale is the top exponent held */
+	if (c->nz > 0 && (fresh.scale - c->scale > SCALE_HEADROOM ||
+					  c->scale - fresh.scale > TOP_BAND))
+		return "scale does not fit the window's values";
+	if (c->scale < -1100 || c->scale > 1100)
+		return "scale is out of range";
+	for (int64 i = 0; i < rings[0].count; i++)
+	{
+		double		x = sp_ring_get(&rings[0], i);
+
+		if (finite_nonzero(x) && near_top(c, x))
+			ntop++;
+	}
+	if (ntop != c->ntop || (c->nz > 0 && ntop == 0))
+		return "near_top does not match the window's values";
+	if (c->fresh < 0 || c->fresh >= p->window_size)
+		return "fresh is out of range";
+	bound = ldexp((double) (c->nz + 1), 2 * SCALE_HEADROOM + 2);
+	if (!(fabs(c->sum.hi) <= bound && fabs(c->sum.lo) <= bound &&
+		  fabs(c->sumsq.hi) <= bound && fabs(c->sumsq.lo) <= bound))
+		return "sums are out of range";
+	return NULL;
 }
 
 const SpOpType sp_op_standard_deviation = {
@@ -260,77 +429,88 @@ const SpOpType sp_op_standard_deviation = {
 	.params = stddev_params,
 	.nin = 1,
 	.state_size = core_state_size,
+	.rings = window_rings,
 	.step = stddev_step,
-	.visit = core_visit_squares,
-	.check_state = core_check,
+	.value = stddev_value,
+	.visit = stddev_visit,
+	.check_state = stddev_check,
 };
 
 /*
  * Sliding extremes with a monotonic deque: each value enters and leaves the
  * deque once, so a row costs amortised O(1) whatever the window.  The deque
- * holds (value, index) pairs in two rings of 'window' slots, values strictly
- * decreasing from the front for a maximum (increasing for a minimum), in
- * PostgreSQL's float8 ordering (NaN above everything).  Indexes are kept as
- * float8, exact below 2^53 rows, so that a state is one array of float8.
+ * is two rings in step, values and their indexes (as float8, exact below
+ * 2^53 rows), non-increasing from the front for a maximum (non-decreasing
+ * for a minimum), in PostgreSQL's float8 ordering (NaN above everything).
+ * A value equal to one already queued is queued behind it, so the front is
+ * the first seen of equal extremes (-0 and 0 are equal): the trackers keep
+ * the first seen too.
  */
-typedef struct Deque
-{
-	int64		head;			/* slot of the front */
-	int64		len;
-} Deque;
+#define DQ_VAL 0
+#define DQ_IDX 1
 
 /* Push value x with index t into a deque over windows of 'window' values. */
 static void
-deque_push(Deque *d, double *val, double *idx, int64 window, double x, int64 t,
-		   bool want_max)
+deque_push(SpRing *rings, int64 window, double x, int64 t, bool want_max)
 {
-	/* what has left the window goes first, so there is always a free slot */
-	while (d->len > 0 && idx[d->head] <= (double) (t - window))
-	{
-		d->head = (d->head + 1) % window;
-		d->len--;
-	}
-	/* then everything x makes irrelevant, from the back */
-	while (d->len > 0)
-	{
-		int64		back = (d->head + d->len - 1) % window;
-		int			c = float8_cmp_internal(val[back], x);
+	SpRing	   *val = &rings[DQ_VAL];
+	SpRing	   *idx = &rings[DQ_IDX];
 
-		if (want_max ? c > 0 : c < 0)
-			break;
-		d->len--;
+	/* what has left the window goes first, so there is always room */
+	while (idx->count > 0 && sp_ring_get(idx, 0) <= (double) (t - window))
+	{
+		(void) sp_ring_pop_oldest(val);
+		(void) sp_ring_pop_oldest(idx);
 	}
-	val[(d->head + d->len) % window] = x;
-	idx[(d->head + d->len) % window] = (double) t;
-	d->len++;
+	/* then everything x beats, from the back; an equal value stays */
+	while (val->count > 0)
+	{
+		int			c = float8_cmp_internal(sp_ring_newest(val, 0), x);
+
+		if (want_max ? c >= 0 : c <= 0)
+			break;
+		sp_ring_pop_newest(val);
+		sp_ring_pop_newest(idx);
+	}
+	sp_ring_push(val, x);
+	sp_ring_push(idx, (double) t);
 }
 
-/* A decoded deque must be in range, in index order and monotonic. */
+/* A decoded deque must be in index order, in the window, and monotonic. */
 static const char *
-deque_check(const Deque *d, const double *val, const double *idx, int64 window,
-			int64 t, bool want_max)
+deque_check(const SpRing *rings, int64 window, int64 t, bool want_max)
 {
-	if (d->head < 0 || d->head >= window || d->len < 0 || d->len > window ||
-		d->len > t)
-		return "deque bounds are out of range";
-	for (int64 k = 0; k < d->len; k++)
-	{
-		int64		slot = (d->head + k) % window;
+	const SpRing *val = &rings[DQ_VAL];
+	const SpRing *idx = &rings[DQ_IDX];
 
+	if (val->count != idx->count || val->count > t)
+		return "deque lengths do not agree";
+	for (int64 k = 0; k < val->count; k++)
+	{
+		double		i = sp_ring_get(idx, k);
+
+		if (k % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
 		/* also refuses NaN and fractional indexes */
-		if (!(idx[slot] >= (double) (t - window) && idx[slot] < (double) t) ||
-			idx[slot] != floor(idx[slot]))
+		if (!(i >= (double) (t - window) && i < (double) t) || i != floor(i))
 			return "deque index is out of range";
 		if (k > 0)
 		{
-			int64		prev = (d->head + k - 1) % window;
-			int			c = float8_cmp_internal(val[prev], val[slot]);
+			int			c = float8_cmp_internal(sp_ring_get(val, k - 1),
+												sp_ring_get(val, k));
 
-			if (idx[prev] >= idx[slot] || (want_max ? c <= 0 : c >= 0))
+			if (sp_ring_get(idx, k - 1) >= i || (want_max ? c < 0 : c > 0))
 				return "deque is not monotonic";
 		}
 	}
 	return NULL;
+}
+
+static void
+deque_visit(SpRing *rings, SpStateVisitor *v)
+{
+	v->ring(v, "values", &rings[DQ_VAL]);
+	v->ring(v, "indexes", &rings[DQ_IDX]);
 }
 
 /* WindowMinMax: min or max of the last window_size values. */
@@ -348,57 +528,58 @@ static const SpParamDef window_min_max_params[] = {
 typedef struct ExtremeState
 {
 	int64		t;				/* values seen since reset */
-	Deque		dq;
-	double		v[FLEXIBLE_ARRAY_MEMBER];	/* values[N], then indexes[N] */
 } ExtremeState;
 
 static size_t
-window_min_max_state_size(const SpParams *p)
+extreme_state_size(const SpParams *p)
 {
-	return offsetof(ExtremeState, v) + sizeof(double) * 2 * p->window_size;
+	return sizeof(ExtremeState);
+}
+
+static int
+window_min_max_rings(const SpParams *p, int64 *limits)
+{
+	limits[DQ_VAL] = limits[DQ_IDX] = p->window_size;
+	return 2;
 }
 
 static bool
-window_min_max_step(const SpParams *p, void *state, const double *in, double *out)
+window_min_max_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	ExtremeState *s = state;
-	int64		n = p->window_size;
 
-	deque_push(&s->dq, s->v, s->v + n, n, in[0], s->t, p->choice == MODE_MAX);
-	if (++s->t < n)
+	deque_push(rings, p->window_size, in[0], s->t, p->choice == MODE_MAX);
+	if (++s->t < p->window_size)
 		return false;
-	*out = s->v[s->dq.head];
+	*out = sp_ring_get(&rings[DQ_VAL], 0);
 	return true;
 }
 
 static void
-window_min_max_visit(const SpParams *p, void *state, SpStateVisitor *v)
+window_min_max_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	ExtremeState *s = state;
 
 	v->i64(v, "seen", &s->t);
-	v->i64(v, "head", &s->dq.head);
-	v->i64(v, "len", &s->dq.len);
-	v->f64s(v, "values", s->v, p->window_size);
-	v->f64s(v, "indexes", s->v + p->window_size, p->window_size);
+	deque_visit(rings, v);
 }
 
 static const char *
-window_min_max_check(const SpParams *p, const void *state)
+window_min_max_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const ExtremeState *s = state;
 
 	if (s->t < 0 || s->t > SP_MAX_COUNT)
 		return "seen is out of range";
-	return deque_check(&s->dq, s->v, s->v + p->window_size, p->window_size,
-					   s->t, p->choice == MODE_MAX);
+	return deque_check(rings, p->window_size, s->t, p->choice == MODE_MAX);
 }
 
 const SpOpType sp_op_window_min_max = {
 	.name = "WindowMinMax",
 	.params = window_min_max_params,
 	.nin = 1,
-	.state_size = window_min_max_state_size,
+	.state_size = extreme_state_size,
+	.rings = window_min_max_rings,
 	.step = window_min_max_step,
 	.visit = window_min_max_visit,
 	.check_state = window_min_max_check,
@@ -409,6 +590,8 @@ const SpOpType sp_op_window_min_max = {
  * strictly greater than the maximum of the h values after it, R(t), and of
  * the h values before it, which is R(t-h-1).  R comes from a deque over
  * windows of h; the last h + 1 values of x and of R are kept in rings.
+ * "Strictly greater" makes a centre equal to any other value of its window
+ * no peak, whichever of the equal values the deque keeps.
  */
 
 static const char *
@@ -422,75 +605,77 @@ static const SpParamDef peak_params[] = {
 	SP_PARAM_END
 };
 
-/* v holds, in order: deque values[h], deque indexes[h], xs[h + 1], rs[h + 1] */
-typedef struct PeakState
-{
-	int64		t;				/* values seen since reset */
-	Deque		dq;				/* maxima over windows of h */
-	double		v[FLEXIBLE_ARRAY_MEMBER];
-} PeakState;
-
 #define PEAK_H(p) ((p)->window_size / 2)
+#define PEAK_XS 2				/* rings after the deque's two */
+#define PEAK_RS 3
 
-static size_t
-peak_state_size(const SpParams *p)
+static int
+peak_rings(const SpParams *p, int64 *limits)
 {
-	return offsetof(PeakState, v) + sizeof(double) * (4 * PEAK_H(p) + 2);
+	limits[DQ_VAL] = limits[DQ_IDX] = PEAK_H(p);
+	limits[PEAK_XS] = limits[PEAK_RS] = PEAK_H(p) + 1;
+	return 4;
+}
+
+static void
+recent_push(SpRing *r, double x)
+{
+	if (sp_ring_full(r))
+		(void) sp_ring_pop_oldest(r);
+	sp_ring_push(r, x);
 }
 
 static bool
-peak_step(const SpParams *p, void *state, const double *in, double *out)
+peak_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	PeakState  *s = state;
+	ExtremeState *s = state;
 	int64		h = PEAK_H(p);
-	int64		slot = s->t % (h + 1);
-	double	   *xs = s->v + 2 * h;
-	double	   *rs = xs + h + 1;
+	SpRing	   *xs = &rings[PEAK_XS];
+	SpRing	   *rs = &rings[PEAK_RS];
 	double		right;
 	bool		peak = false;
 
-	deque_push(&s->dq, s->v, s->v + h, h, in[0], s->t, true);
-	right = s->v[s->dq.head];
+	deque_push(rings, h, in[0], s->t, true);
+	right = sp_ring_get(&rings[DQ_VAL], 0);
 	if (s->t >= 2 * h)
 	{
-		/* read the centre and R(t-h-1) before their slots are reused */
-		double		centre = xs[(s->t - h) % (h + 1)];
-		double		left = rs[slot];
+		/* xs holds x[t-h-1 .. t-1] and rs holds R(t-h-1 .. t-1) */
+		double		centre = sp_ring_newest(xs, h - 1);
+		double		left = sp_ring_newest(rs, h);
 
 		peak = float8_gt(centre, left) && float8_gt(centre, right);
 		if (peak)
 			*out = centre;
 	}
-	xs[slot] = in[0];
-	rs[slot] = right;
+	recent_push(xs, in[0]);
+	recent_push(rs, right);
 	s->t++;
 	return peak;
 }
 
 static void
-peak_visit(const SpParams *p, void *state, SpStateVisitor *v)
+peak_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
-	PeakState  *s = state;
-	int64		h = PEAK_H(p);
+	ExtremeState *s = state;
 
 	v->i64(v, "seen", &s->t);
-	v->i64(v, "head", &s->dq.head);
-	v->i64(v, "len", &s->dq.len);
-	v->f64s(v, "values", s->v, h);
-	v->f64s(v, "indexes", s->v + h, h);
-	v->f64s(v, "recent", s->v + 2 * h, h + 1);
-	v->f64s(v, "recent_maxima", s->v + 3 * h + 1, h + 1);
+	deque_visit(rings, v);
+	v->ring(v, "recent", &rings[PEAK_XS]);
+	v->ring(v, "recent_maxima", &rings[PEAK_RS]);
 }
 
 static const char *
-peak_check(const SpParams *p, const void *state)
+peak_check(const SpParams *p, const void *state, const SpRing *rings)
 {
-	const PeakState *s = state;
+	const ExtremeState *s = state;
 	int64		h = PEAK_H(p);
 
 	if (s->t < 0 || s->t > SP_MAX_COUNT)
 		return "seen is out of range";
-	return deque_check(&s->dq, s->v, s->v + h, h, s->t, true);
+	if (rings[PEAK_XS].count != Min(s->t, h + 1) ||
+		rings[PEAK_RS].count != Min(s->t, h + 1))
+		return "recent values do not match the count seen";
+	return deque_check(rings, h, s->t, true);
 }
 
 const SpOpType sp_op_peak_detector = {
@@ -498,7 +683,8 @@ const SpOpType sp_op_peak_detector = {
 	.params = peak_params,
 	.nin = 1,
 	.check_params = peak_check_params,
-	.state_size = peak_state_size,
+	.state_size = extreme_state_size,
+	.rings = peak_rings,
 	.step = peak_step,
 	.visit = peak_visit,
 	.check_state = peak_check,

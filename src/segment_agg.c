@@ -39,6 +39,7 @@ typedef struct SpecCache
 	MemoryContext cxt;
 	PipelineValue *raw;			/* copy of the value it was built from */
 	SpConfig   *cfg;
+	MemoryContext run_cxt;		/* the current partition's run; reset per partition */
 } SpecCache;
 
 static SpecCache *
@@ -52,19 +53,25 @@ spec_cache(FunctionCallInfo fcinfo)
 		cache->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										   "segment_agg spec",
 										   ALLOCSET_SMALL_SIZES);
+		cache->run_cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+											   "segment_agg run",
+											   ALLOCSET_DEFAULT_SIZES);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
 }
 
-/* Partition-local memory: a header, then the engine's block. */
+/*
+ * Partition-local memory.  The run itself lives in the cache's run context,
+ * reset when a partition starts, so that it holds what this partition's
+ * segments needed and no more.
+ */
 typedef struct PartitionState
 {
 	SpRun	   *run;			/* NULL until the first row */
 	int64		next_pos;		/* the row we expect next */
+	double		key;			/* the current key, once run->has_key */
 } PartitionState;
-
-#define PARTITION_HEADER MAXALIGN(sizeof(PartitionState))
 
 static const SpConfig *
 config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
@@ -113,16 +120,17 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
  * The partition's running state; created from the spec on its first row.
  * Every call, whatever the row, also advances the mark.
  */
-static SpRun *
-partition_run(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec,
-			  bool array_form)
+static PartitionState *
+partition_state(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec,
+				bool array_form)
 {
 	int64		pos = WinGetCurrentPosition(winobj);
-	PartitionState *ps;
+	PartitionState *ps = WinGetPartitionLocalMemory(winobj, sizeof(PartitionState));
 
 	if (pos == 0)
 	{
 		const SpConfig *cfg = config_for(fcinfo, winobj, with_spec);
+		MemoryContext run_cxt = spec_cache(fcinfo)->run_cxt;
 
 		if (!array_form && cfg->n_in != 1)
 			ereport(ERROR,
@@ -130,32 +138,46 @@ partition_run(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec,
 					 errmsg("segment_agg: pipeline \"%s\" has %d data ports, but the value is a single float8",
 							cfg->id, cfg->n_in),
 					 errhint("Pass one value per data port as a float8[].")));
-		ps = WinGetPartitionLocalMemory(winobj, PARTITION_HEADER + sp_run_size(cfg));
-		ps->run = sp_run_init(cfg, (char *) ps + PARTITION_HEADER);
+		MemoryContextReset(run_cxt);
+		ps->run = sp_run_create(cfg, run_cxt);
 	}
-	else
-		ps = WinGetPartitionLocalMemory(winobj, PARTITION_HEADER);
 
 	/* the executor calls us once per row, in order; anything else is a bug */
 	if (ps->run == NULL || pos != ps->next_pos)
 		elog(ERROR, "segment_agg: rows arrived out of order (position " INT64_FORMAT ")", pos);
 	ps->next_pos = pos + 1;
 	WinSetMarkPosition(winobj, pos);
-	return ps->run;
+	return ps;
+}
+
+/* Compare the row's key with the current one, and keep it when it is new. */
+static SpKeyEvent
+key_event(PartitionState *ps, bool knull, Datum k)
+{
+	double		key;
+
+	if (knull)
+		return SP_KEY_NULL;
+	key = DatumGetFloat8(k);
+	if (ps->run->has_key && sp_key_equal(ps->key, key))
+		return SP_KEY_SAME;
+	ps->key = key;
+	return SP_KEY_NEW;
 }
 
 static Datum
 scalar_row(FunctionCallInfo fcinfo, bool with_spec)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	SpRun	   *run = partition_run(fcinfo, winobj, with_spec, false);
+	PartitionState *ps = partition_state(fcinfo, winobj, with_spec, false);
+	SpRun	   *run = ps->run;
 	bool		vnull,
 				knull;
 	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
 	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
 	double		value = vnull ? 0.0 : DatumGetFloat8(v);
 
-	if (sp_run_row(run, vnull ? NULL : &value, knull, knull ? 0.0 : DatumGetFloat8(k)) &&
+	if (sp_run_row(run, vnull ? NULL : &value, key_event(ps, knull, k)) &&
 		run->emitted[0])
 		PG_RETURN_FLOAT8(run->emit[0]);
 	PG_RETURN_NULL();
@@ -228,7 +250,8 @@ Datum
 segment_agg_array(PG_FUNCTION_ARGS)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	SpRun	   *run = partition_run(fcinfo, winobj, true, true);
+	PartitionState *ps = partition_state(fcinfo, winobj, true, true);
+	SpRun	   *run = ps->run;
 	const SpConfig *cfg = run->cfg;
 	bool		vnull,
 				knull;
@@ -242,8 +265,7 @@ segment_agg_array(PG_FUNCTION_ARGS)
 
 	/* unpack straight into the engine's row buffer: no per-row allocation */
 	data_row = !vnull && read_array_row(v, cfg, run->row_in);
-	if (!sp_run_row(run, data_row ? run->row_in : NULL, knull,
-					knull ? 0.0 : DatumGetFloat8(k)))
+	if (!sp_run_row(run, data_row ? run->row_in : NULL, key_event(ps, knull, k)))
 		PG_RETURN_NULL();
 
 	elems = palloc(sizeof(Datum) * cfg->n_out);

@@ -1,10 +1,16 @@
 /*
  * sp_engine.c
- *	  The segment rule (SPEC section 2) and the mesh executor.
+ *	  The segment rule and the mesh executor.
+ *
+ * A row is classified by its value and key, a key change closes the segment
+ * (its buffered results are emitted and every operator reset), and a data
+ * row runs the operators in topological order.
  */
 #include "postgres.h"
 
 #include <math.h>
+
+#include "utils/memutils.h"
 
 #include "sp_engine.h"
 
@@ -16,17 +22,55 @@ sp_key_equal(double a, double b)
 	return a == b;
 }
 
-Size
-sp_run_size(const SpConfig *cfg)
+void
+sp_config_layout(SpConfig *cfg)
+{
+	int64		limits[SP_MAX_RINGS];
+	int64		total = 0;
+	Size		off = 0;
+	int			n_rings = 0;
+
+	cfg->ring_limits = palloc(sizeof(int64) * SP_MAX_RINGS * Max(cfg->n_ops, 1));
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		SpOperator *op = &cfg->ops[i];
+
+		op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
+		op->state_off = off;
+		off += MAXALIGN(op->state_size);
+		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
+		Assert(op->n_rings <= SP_MAX_RINGS);
+		op->first_ring = n_rings;
+		for (int r = 0; r < op->n_rings; r++)
+		{
+			cfg->ring_limits[n_rings++] = limits[r];
+			total += limits[r] * (int64) sizeof(double);
+		}
+	}
+	cfg->state_size = off;
+	cfg->n_rings = n_rings;
+	cfg->max_state = total + (int64) off;
+	if (cfg->max_state > SP_MAX_STATE_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pipeline state would be too large"),
+				 errdetail("Its operators can hold up to " INT64_FORMAT " bytes of state; the limit is " INT64_FORMAT " bytes.",
+						   cfg->max_state, SP_MAX_STATE_BYTES),
+				 errhint("Use smaller windows or fewer windowed operators.")));
+}
+
+static Size
+run_block_size(const SpConfig *cfg)
 {
 	Size		sz = MAXALIGN(sizeof(SpRun));
 
-	sz += MAXALIGN(sizeof(bool) * cfg->n_out) * 2;	/* buffered, emitted */
+	sz += MAXALIGN(sizeof(bool) * cfg->n_out) * 3;	/* buffered, lazy, emitted */
 	sz += MAXALIGN(sizeof(double) * cfg->n_out) * 2;	/* buffer, emit */
 	sz += MAXALIGN(sizeof(double) * cfg->n_in);
 	sz += MAXALIGN(sizeof(double) * cfg->n_ops);
 	sz += MAXALIGN(sizeof(bool) * cfg->n_ops);
 	sz += MAXALIGN(sizeof(double) * cfg->max_nin);
+	sz += MAXALIGN(sizeof(SpRing) * cfg->n_rings);
 	sz += cfg->state_size;
 	return sz;
 }
@@ -41,13 +85,16 @@ carve(char **p, Size sz)
 }
 
 SpRun *
-sp_run_init(const SpConfig *cfg, void *mem)
+sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 {
+	Size		size = run_block_size(cfg);
+	char	   *mem = MemoryContextAllocZero(cxt, size);
 	char	   *p = mem;
 	SpRun	   *run = carve(&p, sizeof(SpRun));
 
 	run->cfg = cfg;
 	run->buffered = carve(&p, sizeof(bool) * cfg->n_out);
+	run->buffer_lazy = carve(&p, sizeof(bool) * cfg->n_out);
 	run->emitted = carve(&p, sizeof(bool) * cfg->n_out);
 	run->buffer = carve(&p, sizeof(double) * cfg->n_out);
 	run->emit = carve(&p, sizeof(double) * cfg->n_out);
@@ -55,9 +102,22 @@ sp_run_init(const SpConfig *cfg, void *mem)
 	run->val = carve(&p, sizeof(double) * cfg->n_ops);
 	run->have = carve(&p, sizeof(bool) * cfg->n_ops);
 	run->op_in = carve(&p, sizeof(double) * cfg->max_nin);
+	run->rings = carve(&p, sizeof(SpRing) * cfg->n_rings);
 	run->opstate = carve(&p, cfg->state_size);
-	Assert(p - (char *) mem <= sp_run_size(cfg));
+	Assert(p - mem <= size);
+	for (int r = 0; r < cfg->n_rings; r++)
+		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
 	return run;
+}
+
+/* The output of operator i, computed from its state when it is lazy. */
+static inline double
+op_value(const SpRun *run, int i)
+{
+	const SpOperator *op = &run->cfg->ops[i];
+
+	return op->type->value(&op->params, run->opstate + op->state_off,
+						   run->rings + op->first_ring);
 }
 
 /* Boundary: emit the buffer in port order, then reset every operator. */
@@ -71,12 +131,15 @@ close_segment(SpRun *run)
 		if (!run->buffered[i])
 			continue;
 		run->emitted[i] = true;
-		run->emit[i] = run->buffer[i];
+		run->emit[i] = run->buffer_lazy[i] ? op_value(run, cfg->out_op[i]) : run->buffer[i];
 		run->buffered[i] = false;
+		run->buffer_lazy[i] = false;
 		run->n_emitted++;
 	}
 	/* all-zero is every operator's initial state (sp_operator.h) */
 	memset(run->opstate, 0, cfg->state_size);
+	for (int r = 0; r < cfg->n_rings; r++)
+		sp_ring_clear(&run->rings[r]);
 }
 
 /* Run the mesh on one data row and update the buffer. */
@@ -107,7 +170,10 @@ forward(SpRun *run)
 		}
 		run->have[i] = ready &&
 			op->type->step(&op->params, run->opstate + op->state_off,
-						   run->op_in, &run->val[i]);
+						   run->rings + op->first_ring, run->op_in, &run->val[i]);
+		/* a lazy operator's output is computed now only if another needs it */
+		if (run->have[i] && op->type->value && op->feeds_ops)
+			run->val[i] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
 	{
@@ -115,39 +181,42 @@ forward(SpRun *run)
 
 		if (run->have[i])
 		{
-			run->buffer[j] = run->val[i];
 			run->buffered[j] = true;
+			run->buffer_lazy[j] = cfg->ops[i].type->value && !cfg->ops[i].feeds_ops;
+			run->buffer[j] = run->val[i];
 		}
 	}
 }
 
+static void
+clear_emitted(SpRun *run)
+{
+	if (run->n_emitted > 0)
+	{
+		memset(run->emitted, 0, sizeof(bool) * run->cfg->n_out);
+		run->n_emitted = 0;
+	}
+}
+
 bool
-sp_run_row(SpRun *run, const double *values, bool key_isnull, double key)
+sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 {
 	const SpConfig *cfg = run->cfg;
 
-	if (run->n_emitted > 0)
-	{
-		memset(run->emitted, 0, sizeof(bool) * cfg->n_out);
-		run->n_emitted = 0;
-	}
+	clear_emitted(run);
 
 	/*
 	 * Punctuation without a key carries nothing; a value without a key is
 	 * unpaired and discarded.
 	 */
-	if (key_isnull)
+	if (key == SP_KEY_NULL)
 		return false;
 
-	if (!run->has_key)
+	if (key == SP_KEY_NEW)
 	{
+		if (run->has_key)
+			close_segment(run);
 		run->has_key = true;
-		run->key = key;
-	}
-	else if (!sp_key_equal(run->key, key))
-	{
-		close_segment(run);
-		run->key = key;
 	}
 
 	if (values != NULL)
@@ -158,5 +227,14 @@ sp_run_row(SpRun *run, const double *values, bool key_isnull, double key)
 		memset(run->have, 0, sizeof(bool) * cfg->n_ops);
 		forward(run);
 	}
+	return run->n_emitted > 0;
+}
+
+bool
+sp_run_flush(SpRun *run)
+{
+	clear_emitted(run);
+	close_segment(run);
+	run->has_key = false;
 	return run->n_emitted > 0;
 }

@@ -34,6 +34,9 @@ typedef struct SpOperator
 	int			first_feed;		/* its data ports are feeds[first_feed ..] */
 	Size		state_off;		/* in the run's operator-state block */
 	Size		state_size;
+	int			first_ring;		/* its rings are the run's rings[first_ring ..] */
+	int			n_rings;
+	bool		feeds_ops;		/* another operator consumes its output */
 } SpOperator;
 
 typedef struct SpConfig
@@ -55,20 +58,35 @@ typedef struct SpConfig
 	int		   *map_order;		/* pipeline output ports in mapping order */
 	int			max_nin;
 	Size		state_size;		/* all operator states, MAXALIGNed each */
+	int			n_rings;
+	int64	   *ring_limits;	/* per ring: the most values it may hold */
+	int64		max_state;		/* bytes of state with every ring full */
 } SpConfig;
 
 /*
- * Running state.  Everything lives in one block of sp_run_size() bytes, so a
- * caller can place it in memory it owns (a window partition's local memory).
+ * How a row's key relates to the current one.  The caller compares keys
+ * (with the equality of the key's type) and tells the engine.
+ */
+typedef enum SpKeyEvent
+{
+	SP_KEY_NULL,				/* the key is NULL */
+	SP_KEY_SAME,				/* equal to the current key */
+	SP_KEY_NEW					/* different, or there is no current key */
+} SpKeyEvent;
+
+/*
+ * Running state: one block from sp_run_create(), plus ring storage that
+ * grows in the same memory context.
  */
 typedef struct SpRun
 {
 	const SpConfig *cfg;
 	bool		has_key;
-	double		key;
 	bool	   *buffered;		/* per output port */
+	bool	   *buffer_lazy;	/* buffered, value still inside its operator */
 	double	   *buffer;
 	char	   *opstate;		/* cfg->state_size bytes */
+	SpRing	   *rings;			/* cfg->n_rings */
 	/* results of the last row: what it emitted */
 	int			n_emitted;
 	bool	   *emitted;
@@ -80,18 +98,29 @@ typedef struct SpRun
 	double	   *op_in;			/* max_nin gathered inputs */
 } SpRun;
 
-extern Size sp_run_size(const SpConfig *cfg);
+/*
+ * Lay out the operators' states and rings, and check the pipeline's total
+ * state against SP_MAX_STATE_BYTES (54000 when over).  The spec reader
+ * calls it once the operators are read.
+ */
+extern void sp_config_layout(SpConfig *cfg);
 
-/* mem: sp_run_size(cfg) bytes, zeroed and MAXALIGNed. */
-extern SpRun *sp_run_init(const SpConfig *cfg, void *mem);
+/* A run in its initial state; it and its rings live in cxt. */
+extern SpRun *sp_run_create(const SpConfig *cfg, MemoryContext cxt);
 
 /*
  * Process one row.  values holds n_in values, or is NULL for a punctuation
  * row; it may be run->row_in itself.  Returns true when the row emitted;
- * run->emitted / run->emit then say
- * what, per output port.
+ * run->emitted / run->emit then say what, per output port.
  */
-extern bool sp_run_row(SpRun *run, const double *values, bool key_isnull, double key);
+extern bool sp_run_row(SpRun *run, const double *values, SpKeyEvent key);
+
+/*
+ * Close the open segment as a boundary would, without a new key: emit the
+ * buffer, reset the operators and forget the key.  Returns true when it
+ * emitted.
+ */
+extern bool sp_run_flush(SpRun *run);
 
 /* float8 equality as PostgreSQL defines it: NaN = NaN, -0 = 0. */
 extern bool sp_key_equal(double a, double b);

@@ -6,15 +6,21 @@
  * declarative list of parameters, its port shape, and three functions.  The
  * engine never switches on an operator's name.
  *
- * The initial state of every operator is all-zero bytes.  Reset is therefore
- * a memset done by the engine, and cannot leave anything behind from the
- * previous segment: an operator that needs "no value yet" keeps a count.
+ * An operator's state has two parts.  The fixed part (state_size bytes) is
+ * all-zero bytes initially, and a reset is a memset done by the engine, so
+ * nothing can be left behind from the previous segment: an operator that
+ * needs "no value yet" keeps a count.  Windowed operators also keep rings
+ * (sp_ring.h) that the engine owns and empties at a reset; they grow with the
+ * values actually held, so memory and reset cost follow the rows a segment
+ * really had, not the window it could have.
  *
  * Operators see no PostgreSQL executor or fmgr structures and allocate
- * nothing per row.
+ * nothing per row beyond their rings' growth.
  */
 #ifndef SP_OPERATOR_H
 #define SP_OPERATOR_H
+
+#include "sp_ring.h"
 
 typedef enum SpPortType
 {
@@ -27,6 +33,15 @@ typedef enum SpPortType
 #define SP_MAX_PORTS		64
 #define SP_MAX_COEFFS		4096
 #define SP_MAX_OPERATORS	256
+
+/*
+ * The most state one pipeline may hold, rings full: checked when a spec is
+ * read, so that no configuration can ask for more memory than this.
+ */
+#define SP_MAX_STATE_BYTES	(INT64CONST(64) * 1024 * 1024)
+
+/* Rings per operator, at most. */
+#define SP_MAX_RINGS		4
 
 /* Row counters in a decoded state above this cannot be real (2^62 rows). */
 #define SP_MAX_COUNT		(INT64CONST(1) << 62)
@@ -101,6 +116,12 @@ struct SpStateVisitor
 	void		(*f64) (SpStateVisitor *v, const char *name, double *field);
 	void		(*i64) (SpStateVisitor *v, const char *name, int64 *field);
 	void		(*f64s) (SpStateVisitor *v, const char *name, double *field, int n);
+
+	/*
+	 * A ring: encoding writes the values held, oldest first; decoding must
+	 * refuse more than r->limit values (sp_ring_load does).
+	 */
+	void		(*ring) (SpStateVisitor *v, const char *name, SpRing *r);
 	void	   *private;
 };
 
@@ -122,17 +143,37 @@ typedef struct SpOpType
 	size_t		(*state_size) (const SpParams *p);
 
 	/*
-	 * Consume one value per data port; return true and set *out when the
-	 * operator produces output for this row.
+	 * Rings the operator keeps: returns how many (at most SP_MAX_RINGS) and
+	 * sets each one's limit, the most values it may hold.  NULL: none.
 	 */
-	bool		(*step) (const SpParams *p, void *state, const double *in, double *out);
+	int			(*rings) (const SpParams *p, int64 *limits);
+
+	/*
+	 * Consume one value per data port; return true when the operator
+	 * produces output for this row, and set *out unless 'value' is set.
+	 */
+	bool		(*step) (const SpParams *p, void *state, SpRing *rings,
+						 const double *in, double *out);
+
+	/*
+	 * Optional: the output, computed from the state.  For operators that,
+	 * once they produce output, produce it on every later step until reset,
+	 * and whose output is a function of the state alone.  The engine then
+	 * computes the output only when something needs it: on every row when
+	 * another operator consumes it, else only when the segment's result is
+	 * emitted.
+	 */
+	double		(*value) (const SpParams *p, const void *state, const SpRing *rings);
 
 	/* Walk the state for the codecs; NULL when the operator is stateless. */
-	void		(*visit) (const SpParams *p, void *state, SpStateVisitor *v);
+	void		(*visit) (const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v);
 
 	/* Check a decoded state's invariants; returns NULL or a message. */
-	const char *(*check_state) (const SpParams *p, const void *state);
+	const char *(*check_state) (const SpParams *p, const void *state, const SpRing *rings);
 } SpOpType;
+
+/* A parameter-less operator's parameter list. */
+extern const SpParamDef sp_no_params[];
 
 /* sp_registry.c: lookup by the spec's type name, NULL when unknown */
 extern const SpOpType *sp_find_op_type(const char *name);

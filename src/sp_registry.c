@@ -77,3 +77,5 @@ sp_op_type_at(int i)
 {
 	return i >= 0 && i < lengthof(registry) ? registry[i] : NULL;
 }
+
+const SpParamDef sp_no_params[] = {SP_PARAM_END};

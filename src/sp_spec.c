@@ -551,8 +551,6 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		(msg = op->type->check_params(&op->params)) != NULL)
 		spec_error(errmsg("%s", msg));
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
-	op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
-
 	error_context_stack = callback.previous;
 }
 
@@ -719,6 +717,7 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		feed->op = from_i;
 		feed->port = 0;
 		r->fed_by[to->first_feed + to_port] = c;
+		cfg->ops[from_i].feeds_ops = true;
 		cfg->conns[c].from = from_i;
 		cfg->conns[c].to = to_i;
 		cfg->conns[c].to_port = to_port;
@@ -885,9 +884,9 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 	const SpJsonNode *ops_json = NULL;
 	const SpJsonNode *oj;
 	int			nfeeds = 0;
-	Size		off = 0;
 	int			dup_first = -1,
 				dup_second = -1;
+	MemoryContext old;
 
 	if (single == NULL)
 	{
@@ -914,11 +913,7 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
-		op->state_off = off;
-		off += MAXALIGN(op->state_size);
 	}
-	cfg->state_size = off;
-
 	/*
 	 * Equal ids sit side by side, in spec order; the duplicate reported is
 	 * the one that comes first in the spec.
@@ -940,6 +935,11 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		spec_error(errmsg("duplicate operator id \"%s\"", cfg->ops[dup_second].id),
 				   errdetail("Elements %d and %d of \"operators\" have the same id.",
 							 dup_first + 1, dup_second + 1));
+
+	/* the total state is known now: refuse a pipeline too large at once */
+	old = MemoryContextSwitchTo(r->keep);
+	sp_config_layout(cfg);
+	MemoryContextSwitchTo(old);
 
 	cfg->feeds = keep_alloc0(r, sizeof(SpSource) * nfeeds);
 	r->n_feeds = nfeeds;

@@ -8,21 +8,29 @@
 
 #include <math.h>
 
-#include "utils/float.h"
+#include "common/shortest_dec.h"
 #include "utils/json.h"
 #include "sp_spec.h"
 
-/* Shortest text that reads back to the same float8 (as float8out does). */
+/*
+ * Shortest text that reads back to the same float8.  Not float8out: what is
+ * stored must not depend on extra_float_digits, which makes float8out round
+ * to 15 digits when it is 0 or less.
+ */
 void
 sp_write_float8(StringInfo buf, double v)
 {
-	char	   *s = float8out_internal(v);
+	char		s[DOUBLE_SHORTEST_DECIMAL_LEN];
 
-	if (isfinite(v))
-		appendStringInfoString(buf, s);
+	if (isnan(v))
+		appendStringInfoString(buf, "\"NaN\"");	/* JSON has no such literal */
+	else if (isinf(v))
+		appendStringInfoString(buf, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
 	else
-		escape_json(buf, s);	/* JSON has no NaN or Infinity literal */
-	pfree(s);
+	{
+		double_to_shortest_decimal_buf(v, s);
+		appendStringInfoString(buf, s);
+	}
 }
 
 static void

@@ -50,6 +50,7 @@ typedef struct Words
 	int			cap;
 	const uint8 *src;			/* load from fuzz bytes instead, when set */
 	size_t		src_len;
+	bool		refused;		/* a ring's length was over its limit */
 } Words;
 
 static void
@@ -117,26 +118,92 @@ load_f64s(SpStateVisitor *v, const char *name, double *field, int n)
 		words_get((Words *) v, &field[i]);
 }
 
+/* a ring: its length, then the values held, oldest first */
+static void
+save_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	int64		n = r->count;
+
+	words_put((Words *) v, &n);
+	for (int64 i = 0; i < n; i++)
+	{
+		double		x = sp_ring_get(r, i);
+
+		words_put((Words *) v, &x);
+	}
+}
+
+static void
+load_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	Words	   *ws = (Words *) v;
+	int64		n;
+	double	   *vals;
+
+	words_get(ws, &n);
+	/* a length from hostile bytes is judged before anything is allocated */
+	if (n < 0 || n > r->limit)
+	{
+		ws->refused = true;
+		return;
+	}
+	vals = palloc(sizeof(double) * Max(n, 1));
+	for (int64 i = 0; i < n; i++)
+		words_get(ws, &vals[i]);
+	if (!sp_ring_load(r, vals, n))
+		abort();
+}
+
+static bool
+rings_equal(const SpRing *a, const SpRing *b, int n)
+{
+	for (int r = 0; r < n; r++)
+	{
+		if (a[r].count != b[r].count || a[r].limit != b[r].limit)
+			return false;
+		for (int64 i = 0; i < a[r].count; i++)
+		{
+			double		x = sp_ring_get(&a[r], i);
+			double		y = sp_ring_get(&b[r], i);
+
+			if (memcmp(&x, &y, sizeof(double)) != 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * After every row: each state passes its own check, and the visitor walks
+ * all of it: saving it and loading the words into a fresh run rebuilds the
+ * fixed part byte for byte and every ring value for value.
+ */
 static void
 check_operator_states(const SpConfig *cfg, SpRun *run)
 {
+	SpRun	   *copy = sp_run_create(cfg, CurrentMemoryContext);
+
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		const SpOperator *op = &cfg->ops[i];
 		char	   *state = run->opstate + op->state_off;
-		Words		save = {{save_f64, save_i64, save_f64s}};
-		Words		load = {{load_f64, load_i64, load_f64s}};
-		char	   *copy;
+		SpRing	   *rings = run->rings + op->first_ring;
+		Words		save = {{save_f64, save_i64, save_f64s, save_ring}};
+		Words		load = {{load_f64, load_i64, load_f64s, load_ring}};
+		char	   *cstate = copy->opstate + op->state_off;
+		SpRing	   *crings = copy->rings + op->first_ring;
 
-		if (op->type->check_state && op->type->check_state(&op->params, state) != NULL)
+		if (op->type->check_state &&
+			op->type->check_state(&op->params, state, rings) != NULL)
 			abort();			/* the engine reached a state it calls invalid */
 		if (op->type->visit == NULL)
 			continue;
-		op->type->visit(&op->params, state, &save.v);
-		copy = palloc0(Max(op->state_size, 1));
+		op->type->visit(&op->params, state, rings, &save.v);
 		load.w = save.w;
-		op->type->visit(&op->params, copy, &load.v);
-		if (load.n != save.n || memcmp(copy, state, op->state_size) != 0)
+		op->type->visit(&op->params, cstate, crings, &load.v);
+		if (load.refused || load.n != save.n ||
+			memcmp(cstate, state, op->state_size) != 0 ||
+			!rings_equal(rings, crings, op->n_rings))
 			abort();			/* the visitor does not cover the whole state */
 	}
 }
@@ -148,38 +215,45 @@ check_operator_states(const SpConfig *cfg, SpRun *run)
 static void
 run_hostile_states(const SpConfig *cfg, const uint8 *p, size_t n)
 {
-	SpRun	   *run = sp_run_init(cfg, palloc0(sp_run_size(cfg)));
+	SpRun	   *run = sp_run_create(cfg, CurrentMemoryContext);
 	double	   *vals = palloc0(sizeof(double) * cfg->n_in);
 
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		const SpOperator *op = &cfg->ops[i];
-		Words		load = {{load_f64, load_i64, load_f64s}};
+		SpRing	   *rings = run->rings + op->first_ring;
+		Words		load = {{load_f64, load_i64, load_f64s, load_ring}};
 
 		if (op->type->visit == NULL)
 			continue;
 		load.src = p;
 		load.src_len = n;
-		/* array lengths come from the parameters, so this stays in bounds */
-		op->type->visit(&op->params, run->opstate + op->state_off, &load.v);
+		/* fixed arrays come from the parameters, rings are bounded by limit */
+		op->type->visit(&op->params, run->opstate + op->state_off, rings, &load.v);
+		if (load.refused)
+			return;
 		if (op->type->check_state &&
-			op->type->check_state(&op->params, run->opstate + op->state_off) != NULL)
+			op->type->check_state(&op->params, run->opstate + op->state_off, rings) != NULL)
 			return;				/* refused, as a stored value would be */
+		p = load.src;
+		n = load.src_len;
 	}
+	run->has_key = true;
 	for (int r = 0; r < 8; r++)
 	{
 		for (int i = 0; i < cfg->n_in; i++)
 			vals[i] = (double) r;
-		sp_run_row(run, vals, false, 0.0);
+		sp_run_row(run, vals, SP_KEY_SAME);
 	}
 }
 
 static void
 run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 {
-	SpRun	   *run = sp_run_init(cfg, palloc0(sp_run_size(cfg)));
+	SpRun	   *run = sp_run_create(cfg, CurrentMemoryContext);
 	double	   *vals = palloc(sizeof(double) * cfg->n_in);
 	size_t		step = 2 + cfg->n_in;
+	double		cur_key = 0.0;
 
 	for (; n >= step; p += step, n -= step)
 	{
@@ -188,13 +262,16 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 		bool		knull = (flags & 6) == 6;
 		double		key = pick(p[1]);
 		bool		had_key = run->has_key;
-		double		old_key = run->key;
+		bool		same = had_key && sp_key_equal(cur_key, key);
 		bool		emitted;
 
 		for (int i = 0; i < cfg->n_in; i++)
 			vals[i] = pick(p[2 + i]);
-		emitted = sp_run_row(run, punct ? NULL : vals, knull, key);
-		if (emitted && (knull || !had_key || sp_key_equal(old_key, key)))
+		emitted = sp_run_row(run, punct ? NULL : vals,
+							 knull ? SP_KEY_NULL : same ? SP_KEY_SAME : SP_KEY_NEW);
+		if (!knull)
+			cur_key = key;
+		if (emitted && (knull || !had_key || same))
 			abort();			/* emitted without a boundary */
 		if (emitted != (run->n_emitted > 0) || run->n_emitted > cfg->n_out)
 			abort();

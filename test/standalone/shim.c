@@ -105,6 +105,12 @@ MemoryContextAllocZero(MemoryContext context, Size size)
 	return chunk_alloc(context, size, true);
 }
 
+void *
+MemoryContextAllocHuge(MemoryContext context, Size size)
+{
+	return chunk_alloc(context, size, false);
+}
+
 char *
 MemoryContextStrdup(MemoryContext context, const char *string)
 {

@@ -1,0 +1,142 @@
+-- State that follows what a query holds: the cap on a pipeline's total
+-- state, windows that grow with their values and reset cheaply, ties in the
+-- extrema, and a standard deviation that neither overflows nor underflows.
+\pset format unaligned
+\pset null 'null'
+
+-- A chain of n copies of one operator: op1 -> op2 -> ... -> opn.
+CREATE FUNCTION chain(op text, n int) RETURNS text LANGUAGE sql AS $$
+  SELECT format('{"operators": [%s], "connections": [%s], "entryOperator": "op1", '
+                '"outputMappings": {"op%s": {"o1": "o1"}}}',
+                string_agg(format('{"id": "op%s", %s}', i, op), ', ' ORDER BY i),
+                coalesce(string_agg(format('{"from": "op%s", "to": "op%s"}', i - 1, i), ', '
+                                    ORDER BY i) FILTER (WHERE i > 1), ''),
+                n)
+  FROM generate_series(1, n) AS i
+$$;
+
+-- The cap: 67108864 bytes (64 MiB) of state per pipeline, counted with
+-- every window full, checked when the spec is read (54000).
+-- WindowMinMax(1000000) holds a value and an index per slot, 16000000
+-- bytes, plus 8 bytes of fixed state: 4 of them take 64000032 bytes.
+SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 4));
+-- 5 take 80000040 bytes; 67 take 1072000536 bytes.
+SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 5));
+SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 67));
+-- MovingAverage(1000000): 8000000 bytes of values and 88 of sums and
+-- counts: 8 take 64000704 bytes, 9 take 72000792.
+SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 8));
+SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 9));
+-- The largest spec otherwise valid, 256 filters of 4096 taps, holds 8388608
+-- bytes of state: accepted.
+SELECT try_spec(chain('"type": "FiniteImpulseResponse", "coeff": [' ||
+                      rtrim(repeat('0.5, ', 4096), ', ') || ']', 256));
+
+-- Windows grow as values arrive and keep their room across a reset: a
+-- segment of 250 rows through windows of 100, then one of 150 rows, then
+-- punctuation with a new key.  Sums of the last 100: 151..250 = 20050,
+-- 51..150 = 10050; extremes 250 and 151, 150 and 51; the deviation of 100
+-- consecutive integers is sqrt(100 * 101 / 12).
+SELECT ts,
+       segment_agg(v, k, '{"type": "MovingSum", "window_size": 100}') OVER w AS sum,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 100, "mode": "max"}') OVER w AS max,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 100, "mode": "min"}') OVER w AS min,
+       segment_agg(v, k, '{"type": "StandardDeviation", "window_size": 100}') OVER w AS sd
+FROM (SELECT i AS ts, i::float8 AS v, 1 AS k FROM generate_series(1, 250) AS i
+      UNION ALL SELECT 250 + i, i, 2 FROM generate_series(1, 150) AS i
+      UNION ALL SELECT 401, NULL, 3) AS t
+WINDOW w AS (ORDER BY ts)
+ORDER BY ts OFFSET 250 LIMIT 1;
+SELECT ts,
+       segment_agg(v, k, '{"type": "MovingSum", "window_size": 100}') OVER w AS sum,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 100, "mode": "max"}') OVER w AS max,
+       segment_agg(v, k, '{"type": "WindowMinMax", "window_size": 100, "mode": "min"}') OVER w AS min,
+       segment_agg(v, k, '{"type": "StandardDeviation", "window_size": 100}') OVER w AS sd
+FROM (SELECT i AS ts, i::float8 AS v, 1 AS k FROM generate_series(1, 250) AS i
+      UNION ALL SELECT 250 + i, i, 2 FROM generate_series(1, 150) AS i
+      UNION ALL SELECT 401, NULL, 3) AS t
+WINDOW w AS (ORDER BY ts)
+ORDER BY ts DESC LIMIT 1;
+-- A peak detector over 101 values, the ring wrapping many times: the
+-- triangle 1..150..1 has one peak, 150.
+SELECT count(e), max(e)
+FROM (SELECT segment_agg(v, k, '{"type": "PeakDetector", "window_size": 101}') OVER (ORDER BY ts) AS e
+      FROM (SELECT i AS ts, (150 - abs(150 - i))::float8 AS v, 0 AS k FROM generate_series(1, 299) AS i
+            UNION ALL SELECT 300, NULL, 1) AS t) AS s;
+-- Segments far shorter than their windows cost what they hold: 20000
+-- one-row segments and 10000 two-row partitions through windows of a
+-- million emit nothing (no window fills).
+SELECT count(e)
+FROM (SELECT segment_agg(i::float8, i, '{"type": "MovingAverage", "window_size": 1000000}')
+               OVER (ORDER BY i) AS e
+      FROM generate_series(1, 20000) AS i) AS s;
+SELECT count(e)
+FROM (SELECT segment_agg(i::float8, i % 2, '{"type": "WindowMinMax", "window_size": 1000000, "mode": "min"}')
+               OVER (PARTITION BY i / 2 ORDER BY i) AS e
+      FROM generate_series(1, 20000) AS i) AS s;
+
+-- Ties keep the value seen first (-0 and 0 are equal), as the trackers do.
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "max"}', '{0, -0}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "max"}', '{-0, 0}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{0, -0, 1}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 3, "mode": "min"}', '{-0, 0, 1}');
+SELECT trace('{"type": "MaxTracker"}', '{0, -0}');
+SELECT trace('{"type": "MinTracker"}', '{-0, 0}');
+-- When the first seen leaves the window, the earliest equal value still
+-- in it is reported: windows [0, -0] then [-0, -1].
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "max"}', '{0, -0, -1}');
+SELECT trace('{"type": "WindowMinMax", "window_size": 2, "mode": "min"}', '{-0, 0, 1}');
+-- A centre equal to another value of its window is no peak.
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, 2, 1}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{1, 2, 2, 1}');
+SELECT trace('{"type": "PeakDetector", "window_size": 3}', '{-1, 0, -0}');
+SELECT trace('{"type": "PeakDetector", "window_size": 5}', '{0, 1, 3, 2, 3}');
+SELECT trace('{"type": "PeakDetector", "window_size": 5}', '{3, 1, 3, 2, 0}');
+
+-- StandardDeviation of one value is 0 (as the original design has it);
+-- a NaN still gives NaN.
+SELECT trace('{"type": "StandardDeviation", "window_size": 1}', '{5, -3, NaN, 2}');
+-- Equal huge values: 0, where the sum of squares would overflow.
+SELECT trace('{"type": "StandardDeviation", "window_size": 2}', '{1e200, 1e200, 1e200}');
+
+-- sd_error(w, vals): for every full window of vals, the relative error of
+-- the operator's result (the window run as its own segment) against the
+-- formula computed exactly in numeric; 0 when both are 0.
+CREATE FUNCTION sd_error(w int, vals float8[]) RETURNS numeric LANGUAGE sql AS $$
+  WITH got AS (
+    SELECT n, e
+    FROM (SELECT n, i, segment_agg(v, k, format('{"type": "StandardDeviation", "window_size": %s}', w)::pipeline)
+                         OVER (PARTITION BY n ORDER BY i) AS e
+          FROM generate_series(w, cardinality(vals)) AS n,
+               LATERAL (SELECT i, vals[i] AS v, 0 AS k FROM generate_series(1, n) AS i
+                        UNION ALL SELECT n + 1, NULL, 1) AS r) AS s
+    WHERE i = n + 1),
+  ref AS (
+    SELECT n, (SELECT sqrt(sum((x - m) * (x - m)) / greatest(w - 1, 1))
+               FROM (SELECT vals[j]::numeric AS x,
+                            avg(vals[j]::numeric) OVER () AS m
+                     FROM generate_series(n - w + 1, n) AS j) AS win) AS sd
+    FROM generate_series(w, cardinality(vals)) AS n)
+  SELECT max(CASE WHEN ref.sd = 0 THEN abs(got.e::numeric)
+                  ELSE abs(got.e::numeric - ref.sd) / ref.sd END)
+  FROM got JOIN ref USING (n)
+$$;
+-- Every magnitude from 1e-300 to 1e307, both signs: within 1e-12.
+SELECT s, sd_error(3, ARRAY[s * 1, s * 1.5, s * -0.25, s * 0.75, s, -s]) < 1e-12 AS ok
+FROM unnest('{1e-300, 1e-200, 1e-150, 1, 1e150, 1e200, 1e250, 1e300, 1e307, -1e307}'::float8[]) AS s;
+-- Close values around a huge mean, 2^512 and 2^512 + 2^470 (exact in
+-- float8): the deviation is 2^470 / sqrt(2), and stddev_samp() agrees.
+SELECT abs(e / power(2::float8, 469.5) - 1) < 1e-12 AS exact,
+       abs(e / (SELECT stddev_samp(x) FROM unnest(ARRAY[power(2::float8, 512),
+                                                        power(2::float8, 512) + power(2::float8, 470)]) AS x)
+           - 1) < 1e-12 AS agrees
+FROM (SELECT ts, segment_agg(v, k, '{"type": "StandardDeviation", "window_size": 2}') OVER (ORDER BY ts) AS e
+      FROM (VALUES (1, power(2::float8, 512), 0), (2, power(2::float8, 512) + power(2::float8, 470), 0),
+                   (3, NULL, 1)) AS t(ts, v, k)) AS s
+WHERE ts = 3;
+-- Windows that slide from huge to tiny values and back: the scale follows.
+SELECT sd_error(2, '{1e300, 1e-300, 2e-300, 3e-300, 1e300, 5, 6, 1e-300, 4e-300}') < 1e-12 AS ok;
+SELECT sd_error(4, '{1e-300, 1e300, 1e-300, 2e-300, 3e-300, 4e-300, 5e-300, 1e200, 2e200, 1e-100}') < 1e-12 AS ok;
+-- A window of many values at the top of the range, and of tiny ones.
+SELECT sd_error(50, array_agg(1e306 * (1 + (i % 7)))) < 1e-12 AS ok FROM generate_series(1, 120) AS i;
+SELECT sd_error(50, array_agg(1e-306 * (1 + (i % 7)))) < 1e-12 AS ok FROM generate_series(1, 120) AS i;

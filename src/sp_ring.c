@@ -1,0 +1,63 @@
+/*
+ * sp_ring.c
+ *	  Growing a ring, and loading one from a decoded state.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "sp_ring.h"
+
+/* The first allocation; small segments never need more. */
+#define SP_RING_MIN_CAP 16
+
+void
+sp_ring_init(SpRing *r, int64 limit, MemoryContext cxt)
+{
+	memset(r, 0, sizeof(SpRing));
+	r->limit = limit;
+	r->cxt = cxt;
+}
+
+/*
+ * Double the storage (at most up to the limit) and lay the values out
+ * oldest first.  Called when count == cap < limit.
+ */
+void
+sp_ring_grow(SpRing *r)
+{
+	int64		cap = Min(Max(r->cap * 2, SP_RING_MIN_CAP), r->limit);
+	double	   *buf;
+	int64		first;
+
+	Assert(r->count == r->cap && r->cap < r->limit);
+	buf = MemoryContextAllocHuge(r->cxt, sizeof(double) * cap);
+	if (r->count > 0)
+	{
+		/* the held values are buf[head..cap) then buf[0..head) */
+		first = r->cap - r->head;
+		memcpy(buf, r->buf + r->head, sizeof(double) * first);
+		memcpy(buf + first, r->buf, sizeof(double) * r->head);
+	}
+	if (r->buf)
+		pfree(r->buf);
+	r->buf = buf;
+	r->cap = cap;
+	r->head = 0;
+}
+
+bool
+sp_ring_load(SpRing *r, const double *vals, int64 n)
+{
+	if (n < 0 || n > r->limit)
+		return false;
+	sp_ring_clear(r);
+	for (int64 i = 0; i < n; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		sp_ring_push(r, vals[i]);
+	}
+	return true;
+}
