@@ -18,6 +18,8 @@ SELECT try_spec('{"type":"Identity","type":"Identity"}');
 SELECT try_spec('{"type":"Identity","\u0074ype":"Identity"}');
 SELECT try_spec('{"a":{"b":1,"b":2},"a":3}');
 SELECT try_spec('{"a":1,"a":{"b":1,"b":2}}');
+-- A long name is shown by its first 63 bytes.
+SELECT try_spec('{"' || repeat('k', 70) || '": 1, "' || repeat('k', 70) || '": 2}');
 -- The grammar is checked before duplicates are looked for.
 SELECT try_spec('{"a":1,"a":2,}');
 SELECT try_spec('{"type":"Identity",}');
@@ -56,6 +58,10 @@ SELECT try_spec('{"tpye": "MovingAverage", "window_size": 3}');
 SELECT try_spec('{"type": "pipeline", "operators": [{"type": "Identity"}]}');
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity"}], "late": "ignore"}');
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity"}], "id": ""}');
+-- Ids are names of at most 63 bytes, as the server's identifiers.
+SELECT try_spec('{"type": "Pipeline", "id": "' || repeat('é', 32) || '", "operators": [{"type": "Identity"}]}');
+SELECT try_spec('{"type": "Identity", "id": "' || repeat('a', 64) || '"}');
+SELECT try_spec('{"type": "Identity", "id": "' || repeat('a', 63) || '"}');
 
 -- Port lists: unknown, unsupported, empty.
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["string"], "operators": [{"type": "Identity"}]}');
@@ -71,6 +77,7 @@ SELECT try_spec('{"type": "Pipeline", "input_port_types": [' || rtrim(repeat('"n
 -- parameters, bad or duplicate ids.  An unrecognized type suggests the
 -- closest type names, an exact match but for case first.
 SELECT try_spec('{"type": "Foo"}');
+SELECT try_spec('{"type": "' || repeat('x', 100) || '"}');
 SELECT try_spec('{"type": "movingaverage", "window_size": 10}');
 SELECT try_spec('{"type": "MovingAvg", "window_size": 10}');
 SELECT try_spec('{"type": "Compare", "value": 1}');

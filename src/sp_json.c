@@ -33,6 +33,9 @@
 #define SPJ_MAX_MEMBERS 4096
 #define SPJ_MAX_VALUES 2000000
 
+/* One value, a long string, can take long to scan: check every 1 MB of it. */
+#define INTERRUPT_EVERY 1048576
+
 /* SpJsonNode.info: kind in the low bits, then a flag, then the size */
 #define INFO_KIND_MASK	0x7
 #define INFO_ESCAPED	0x8		/* a string or key holding a backslash */
@@ -146,6 +149,8 @@ check_unicode_escape(JsonReader *r, const char *esc)
 static void
 check_string(JsonReader *r)
 {
+	int			countdown = INTERRUPT_EVERY;
+
 	Assert(*r->p == '"');
 	r->p++;
 	for (;;)
@@ -153,6 +158,11 @@ check_string(JsonReader *r)
 		unsigned char c = (unsigned char) *r->p;
 		const char *esc;
 
+		if (--countdown == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			countdown = INTERRUPT_EVERY;
+		}
 		if (c == '"')
 		{
 			r->p++;
@@ -460,13 +470,21 @@ static uint32
 skip_string(JsonReader *r)
 {
 	uint32		flags = 0;
+	int			countdown = INTERRUPT_EVERY;
 
 	for (r->p++; *r->p != '"'; r->p++)
+	{
+		if (--countdown == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			countdown = INTERRUPT_EVERY;
+		}
 		if (*r->p == '\\')
 		{
 			flags = INFO_ESCAPED;
 			r->p++;
 		}
+	}
 	r->p++;
 	return flags;
 }
@@ -640,7 +658,7 @@ sp_json_parse(const char *text, const char *what)
 	if (r.dup >= 0)
 		json_fail_at(&r, text + r.out[r.dup].pos,
 					 psprintf("Duplicate object key \"%s\"",
-							  sp_json_string(doc, &r.out[r.dup])));
+							  sp_json_shown(sp_json_string(doc, &r.out[r.dup]))));
 	return doc;
 }
 
@@ -739,6 +757,30 @@ sp_json_string(const SpJsonDoc *doc, const SpJsonNode *v)
 		out[n] = '\0';
 		return out;
 	}
+}
+
+int
+sp_json_string_length(const SpJsonDoc *doc, const SpJsonNode *v)
+{
+	StrCursor	c;
+	int			n = 0;
+
+	if ((v->info & INFO_ESCAPED) == 0)
+		return raw_length(doc->text, v);
+	cursor_init(&c, doc->text, v);
+	while (cursor_next(&c) >= 0)
+		n++;
+	return n;
+}
+
+const char *
+sp_json_shown(const char *s)
+{
+	int			len = strnlen(s, NAMEDATALEN);
+
+	if (len < NAMEDATALEN)
+		return s;
+	return psprintf("%s...", pnstrdup(s, pg_mbcliplen(s, len, NAMEDATALEN - 1)));
 }
 
 bool

@@ -76,6 +76,15 @@ extern double sp_json_number(const SpJsonDoc *doc, const SpJsonNode *v);
 /* A string or key, unescaped, palloc'd in CurrentMemoryContext. */
 extern char *sp_json_string(const SpJsonDoc *doc, const SpJsonNode *v);
 
+/* Length in bytes of a string or key, unescaped.  No allocation. */
+extern int	sp_json_string_length(const SpJsonDoc *doc, const SpJsonNode *v);
+
+/*
+ * s as a message shows a name taken from the text: whole when it has at most
+ * NAMEDATALEN - 1 bytes, else its first characters within that and "...".
+ */
+extern const char *sp_json_shown(const char *s);
+
 /* Does a string or key equal s?  No allocation. */
 extern bool sp_json_string_eq(const SpJsonDoc *doc, const SpJsonNode *v, const char *s);
 

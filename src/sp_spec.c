@@ -26,6 +26,12 @@
 #define spec_error(...) \
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__))
 
+/*
+ * Ids are names, bounded as the server bounds identifiers: they are kept,
+ * printed (up to three times each in the canonical text) and compared.
+ */
+#define SPEC_MAX_ID_LEN (NAMEDATALEN - 1)
+
 static const char *const pipeline_fields[] = {
 	"type", "id", "input_port_types", "output_port_types", "operators",
 	"connections", "entryOperator", "outputMappings", "late", NULL
@@ -261,17 +267,17 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 		switch (owner)
 		{
 			case OWNER_PIPELINE:
-				spec_error(errmsg("unrecognized pipeline field \"%s\"", s.input),
+				spec_error(errmsg("unrecognized pipeline field \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, psprintf("The fields of a pipeline are %s.",
 														   quoted_list(names, list_length(names), "and"))));
 				break;
 			case OWNER_CONNECTION:
-				spec_error(errmsg("unrecognized connection field \"%s\"", s.input),
+				spec_error(errmsg("unrecognized connection field \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, psprintf("The fields of a connection are %s.",
 														   quoted_list(names, list_length(names), "and"))));
 				break;
 			case OWNER_OPERATOR:
-				spec_error(errmsg("unrecognized parameter \"%s\"", s.input),
+				spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, parameters_hint(t)));
 				break;
 		}
@@ -340,7 +346,7 @@ read_port_types(SpecReader *r, const SpJsonNode *j, const char *field, SpPortTyp
 			suggest_init(&s, name);
 			for (int k = 0; port_type_names[k]; k++)
 				suggest_consider(&s, port_type_names[k]);
-			spec_error(errmsg("unrecognized port type \"%s\"", name),
+			spec_error(errmsg("unrecognized port type \"%s\"", sp_json_shown(name)),
 					   errhint_suggestion(&s, "Use \"number\" or \"boolean\"."),
 					   errcontext("element %d of \"%s\"", i + 1, field));
 		}
@@ -467,7 +473,7 @@ check_misspelt_type(SpecReader *r, const SpJsonNode *j)
 		suggest_init(&s, sp_json_string(r->doc, k));
 		suggest_consider(&s, "type");
 		if (s.n > 0)
-			spec_error(errmsg("unrecognized parameter \"%s\"", s.input),
+			spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
 					   errhint_suggestion(&s, NULL));
 	}
 }
@@ -497,6 +503,10 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 	idj = sp_json_get(r->doc, j, "id");
 	if (idj != NULL && (sp_json_kind(idj) != SPJ_STRING || sp_json_string_eq(r->doc, idj, "")))
 		spec_error(errmsg("\"id\" must be a non-empty string"));
+	if (idj != NULL && sp_json_string_length(r->doc, idj) > SPEC_MAX_ID_LEN)
+		spec_error(errmsg("operator id is too long"),
+				   errdetail("It has %d bytes; at most %d are allowed.",
+							 sp_json_string_length(r->doc, idj), SPEC_MAX_ID_LEN));
 	if (idj)
 		op->id = keep_string(r, idj);
 	else
@@ -518,7 +528,7 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 			suggest_consider(&s, "Pipeline");
 		for (int i = 0; (t = sp_op_type_at(i)) != NULL; i++)
 			suggest_consider(&s, t->name);
-		spec_error(errmsg("unrecognized operator type \"%s\"", type),
+		spec_error(errmsg("unrecognized operator type \"%s\"", sp_json_shown(type)),
 				   errhint_suggestion(&s, NULL));
 	}
 	place.type = op->type;
@@ -556,9 +566,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 
 /*
  * Operators in order of id (stable), so that duplicates are found and ids
- * looked up in O(log n) comparisons each: ids may be long, and comparing
- * every pair of them, or every id with every reference, would cost up to
- * the number of operators times the length of the text.
+ * looked up in O(log n) comparisons each, rather than one comparison per
+ * operator for each of up to 16384 connections.
  */
 static void
 index_ids(SpecReader *r)
@@ -629,7 +638,7 @@ require_op(SpecReader *r, const char *id, const char *field)
 		suggest_init(&s, id);
 		for (int k = 0; k < r->cfg->n_ops; k++)
 			suggest_consider(&s, r->cfg->ops[k].id);
-		spec_error(errmsg("operator \"%s\" named in \"%s\" does not exist", id, field),
+		spec_error(errmsg("operator \"%s\" named in \"%s\" does not exist", sp_json_shown(id), field),
 				   errhint_suggestion(&s, NULL));
 	}
 	return i;
@@ -687,12 +696,12 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		tp = string_member(r, cj, "toPort", false);
 		if (fp && parse_port(sp_json_string(r->doc, fp), 'o', 1) != 0)
 			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
-							  from->id, sp_json_string(r->doc, fp)),
+							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
 					   errdetail("Every operator has one output port, \"o1\"."));
 		to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', to->nin) : 0;
 		if (to_port < 0)
 			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
-							  to->id, sp_json_string(r->doc, tp)),
+							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
 					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
 										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
 										to->nin, to->id, to->nin, to->nin));
@@ -838,7 +847,7 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 			int			port;
 
 			if (parse_port(name, 'o', 1) != 0)
-				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, name),
+				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
 						   errdetail("Every operator has one output port, \"o1\"."));
 			if (sp_json_kind(pv) != SPJ_STRING)
 				spec_error(errmsg("pipeline output port must be a string such as \"o1\", not %s",
@@ -846,7 +855,7 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 			name = sp_json_string(r->doc, pv);
 			port = parse_port(name, 'o', cfg->n_out);
 			if (port < 0)
-				spec_error(errmsg("pipeline output port \"%s\" does not exist", name),
+				spec_error(errmsg("pipeline output port \"%s\" does not exist", sp_json_shown(name)),
 						   errdetail_plural("The pipeline has %d output port.",
 											"The pipeline has %d output ports.",
 											cfg->n_out, cfg->n_out));
@@ -1057,6 +1066,10 @@ read_spec(SpecReader *r, const SpJsonNode *doc)
 	j = sp_json_get(r->doc, pipe, "id");
 	if (j && (sp_json_kind(j) != SPJ_STRING || sp_json_string_eq(r->doc, j, "")))
 		spec_error(errmsg("\"id\" must be a non-empty string"));
+	if (j && sp_json_string_length(r->doc, j) > SPEC_MAX_ID_LEN)
+		spec_error(errmsg("pipeline id is too long"),
+				   errdetail("It has %d bytes; at most %d are allowed.",
+							 sp_json_string_length(r->doc, j), SPEC_MAX_ID_LEN));
 	cfg->id = j ? keep_string(r, j) : MemoryContextStrdup(r->keep, "pipeline");
 	j = sp_json_get(r->doc, pipe, "late");
 	if (j && (sp_json_kind(j) != SPJ_STRING ||

@@ -336,6 +336,27 @@ GetDatabaseEncoding(void)
 	return PG_UTF8;
 }
 
+/* as the server's, for UTF8: the bytes of whole characters within limit */
+int
+pg_mbcliplen(const char *mbstr, int len, int limit)
+{
+	int			clen = 0;
+
+	while (len > 0 && *mbstr)
+	{
+		int			l = pg_utf_mblen((const unsigned char *) mbstr);
+
+		if (clen + l > limit)
+			break;
+		clen += l;
+		if (clen == limit)
+			break;
+		len -= l;
+		mbstr += l;
+	}
+	return clen;
+}
+
 /* as the server's, for UTF8: never reads at or past mbstr + limit */
 int
 pg_mbstrlen_with_len(const char *mbstr, int limit)
