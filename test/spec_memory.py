@@ -15,14 +15,14 @@ Checks, for every text:
   - the outcome (accepted, or refused with the expected SQLSTATE);
   - peak - before <= 10 x len(text) + 8 MB;
   - time is linear: each family is built at N and 2N values, measured side
-    by side (N, 2N, N, 2N, best of each), and t(2N) <= 3 t(N) + 0.05 s.
+    by side (N, 2N, N, 2N, ..., best of each), and t(2N) <= 3 t(N) + 0.05 s.
 
 Must run on the server's machine with the right to read the backend's
 /proc entry (as root, or as the server's user).  Connection settings come
 from the environment (PGHOST, PGPORT, PGUSER), as pg_virtualenv sets them.
 SPEC_MEMORY_SO=/path/to/segpipe.so measures another build without
 installing it (the types and functions are created from that file);
-SPEC_MEMORY_ROUNDS sets the number of side-by-side rounds (default 2);
+SPEC_MEMORY_ROUNDS sets the number of side-by-side rounds (default 3);
 SPEC_MEMORY_CASES=word,word keeps the texts whose label holds one of them.
 Ends with a line "spec memory: N passed, M failed".
 """
@@ -33,7 +33,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DB = "segpipe_spec_memory"
-ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "2"))
+ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "3"))
 MB = 1024 * 1024
 SLACK = 8 * MB          # fixed allowance: catalog caches, plan, result
 TIME_SLACK = 0.05       # seconds
