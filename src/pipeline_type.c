@@ -57,7 +57,7 @@ pipeline_recv(PG_FUNCTION_ARGS)
 	len = pq_getmsgint(buf, 4);
 	if (version != SP_FORMAT_VERSION)
 		sp_bad_value(psprintf("Format version %d is not supported (this build reads version %d).",
-						  version, SP_FORMAT_VERSION));
+							  version, SP_FORMAT_VERSION));
 	if (flags != 0 || reserved != 0)
 		sp_bad_value("Unknown flags are set.");
 	if (len != (uint32) (buf->len - buf->cursor))

@@ -45,7 +45,7 @@ sp_value_check(const PipelineValue *pv)
 		sp_bad_value("The value is shorter than its header.");
 	if (pv->version != SP_FORMAT_VERSION)
 		sp_bad_value(psprintf("Format version %u is not supported (this build reads version %d).",
-						   pv->version, SP_FORMAT_VERSION));
+							  pv->version, SP_FORMAT_VERSION));
 	if (pv->flags != 0 || pv->reserved != 0)
 		sp_bad_value("Unknown flags are set.");
 	if (pv->config_len != size - SP_HEADER_SIZE)
