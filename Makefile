@@ -7,7 +7,7 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-DATA = src/segpipe--0.1.0.sql
+DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql
 
 OBJS = \
 	src/sp_json.o \
@@ -22,10 +22,11 @@ OBJS = \
 	src/ops_compare.o \
 	src/ops_arith.o \
 	src/ops_dsp.o \
+	src/sp_key.o \
 	src/pipeline_type.o \
 	src/segment_agg.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

@@ -34,16 +34,6 @@ pipeline_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(pnstrdup(pv->config, pv->config_len));
 }
 
-static void
-pg_attribute_noreturn()
-bad_wire(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary representation of type pipeline"),
-			 errdetail_internal("%s", detail)));
-}
-
 /*
  * Wire form: version byte, flags byte, reserved uint16, uint32 length, then
  * the configuration text; integers in network byte order.
@@ -60,23 +50,23 @@ pipeline_recv(PG_FUNCTION_ARGS)
 	char	   *text;
 
 	if (buf->len - buf->cursor < SP_HEADER_SIZE - VARHDRSZ)
-		bad_wire("The message is shorter than the header.");
+		sp_bad_value("The message is shorter than the header.");
 	version = pq_getmsgbyte(buf);
 	flags = pq_getmsgbyte(buf);
 	reserved = pq_getmsgint(buf, 2);
 	len = pq_getmsgint(buf, 4);
 	if (version != SP_FORMAT_VERSION)
-		bad_wire(psprintf("Format version %d is not supported (this build reads version %d).",
-						  version, SP_FORMAT_VERSION));
+		sp_bad_value(psprintf("Format version %d is not supported (this build reads version %d).",
+							  version, SP_FORMAT_VERSION));
 	if (flags != 0 || reserved != 0)
-		bad_wire("Unknown flags are set.");
+		sp_bad_value("Unknown flags are set.");
 	if (len != (uint32) (buf->len - buf->cursor))
-		bad_wire("The configuration length does not match the message.");
+		sp_bad_value("The configuration length does not match the message.");
 	if (memchr(buf->data + buf->cursor, '\0', len) != NULL)
-		bad_wire("The configuration text contains a NUL byte.");
+		sp_bad_value("The configuration text contains a NUL byte.");
 	if (pg_encoding_verifymbstr(pg_get_client_encoding(),
 								buf->data + buf->cursor, len) != len)
-		bad_wire("The configuration text is not valid in the client encoding.");
+		sp_bad_value("The configuration text is not valid in the client encoding.");
 	/* the text travels in the client encoding, like a text value */
 	text = pq_getmsgtext(buf, len, &nbytes);
 	PG_RETURN_POINTER(sp_value_from_config(sp_spec_read(text)));

@@ -26,9 +26,9 @@ sp_value_from_config(const SpConfig *cfg)
 	return pv;
 }
 
-static void
-pg_attribute_noreturn()
-bad_value(const char *detail)
+/* Raise 22P03 for a malformed stored value or wire message. */
+void
+sp_bad_value(const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -42,14 +42,14 @@ sp_value_check(const PipelineValue *pv)
 	Size		size = VARSIZE(pv);
 
 	if (size < SP_HEADER_SIZE)
-		bad_value("The value is shorter than its header.");
+		sp_bad_value("The value is shorter than its header.");
 	if (pv->version != SP_FORMAT_VERSION)
-		bad_value(psprintf("Format version %u is not supported (this build reads version %d).",
-						   pv->version, SP_FORMAT_VERSION));
+		sp_bad_value(psprintf("Format version %u is not supported (this build reads version %d).",
+							  pv->version, SP_FORMAT_VERSION));
 	if (pv->flags != 0 || pv->reserved != 0)
-		bad_value("Unknown flags are set.");
+		sp_bad_value("Unknown flags are set.");
 	if (pv->config_len != size - SP_HEADER_SIZE)
-		bad_value("The configuration length does not match the value's size.");
+		sp_bad_value("The configuration length does not match the value's size.");
 }
 
 SpConfig *
@@ -60,6 +60,6 @@ sp_value_config(const PipelineValue *pv)
 	sp_value_check(pv);
 	text = pnstrdup(pv->config, pv->config_len);
 	if (strlen(text) != pv->config_len)
-		bad_value("The configuration text contains a NUL byte.");
+		sp_bad_value("The configuration text contains a NUL byte.");
 	return sp_spec_read(text);
 }

@@ -36,6 +36,12 @@ typedef struct PipelineValue
 /* Build a value holding cfg (canonical text). */
 extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
 
+/*
+ * Raise 22P03 "invalid binary representation of type pipeline" with detail:
+ * for a stored value or a wire message that is malformed.
+ */
+extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
+
 /* Check a stored value's header; raises 22P03 when it is malformed. */
 extern void sp_value_check(const PipelineValue *pv);
 
