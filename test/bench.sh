@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark (not part of the default test run): segment_agg against
-# built-in window functions over the same rows, run side by side in
-# alternating order, printing medians and ratios; then the partition-memory
-# check (temporary bytes written for one huge partition).
+# Benchmark (not part of the default test run), every figure a median of
+# alternating rounds with its ratio to a baseline run side by side:
+#   bench.py       the operators against built-in window functions, and the
+#                  partition-memory check (temporary bytes, peak RSS);
+#   bench_keys.py  segment_agg per key type against the executor's floor, and
+#                  against the plain SQL a user writes today for the same rows.
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -11,4 +13,4 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
-	python3 "$ROOT/test/bench.py" "$@"
+	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@"' "$ROOT" "$@"
