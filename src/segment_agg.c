@@ -174,6 +174,8 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 	}
 }
 
+#define MARK_STRIDE 1024
+
 /*
  * Every row starts here: the partition's state (created on its first row),
  * and the mark moved to this row.
@@ -194,7 +196,15 @@ row_begin(FunctionCallInfo fcinfo, WindowObject winobj, int form)
 		elog(ERROR, "window function called out of order (position " INT64_FORMAT ")",
 			 pos);
 	ps->next_pos = pos + 1;
-	WinSetMarkPosition(winobj, pos);
+
+	/*
+	 * Let the executor forget the rows before this one.  Every row would do,
+	 * but moving the mark costs a seek in the tuplestore each time; every
+	 * MARK_STRIDE rows keeps at most that many rows (in memory) and costs a
+	 * fraction.
+	 */
+	if (pos % MARK_STRIDE == 0)
+		WinSetMarkPosition(winobj, pos);
 	return ps;
 }
 

@@ -102,8 +102,7 @@ PLAIN = [
 
 def plain_sql():
     """Check that both queries return the same rows, then time them side by side."""
-    print("
-segment_agg against the plain SQL a user writes today for the same results")
+    print("\nsegment_agg against the plain SQL a user writes today for the same results")
     for label, seg, plain in PLAIN:
         rounded = "SELECT ts, round(x::numeric, 6) FROM ({}) AS q"
         n, diff = psql(f"SELECT (SELECT count(*) FROM ({seg}) AS a), (SELECT count(*) FROM "
