@@ -7,7 +7,7 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-DATA = src/segpipe--0.1.0.sql
+DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql
 
 OBJS = \
 	src/sp_json.o \
@@ -16,6 +16,9 @@ OBJS = \
 	src/sp_engine.o \
 	src/sp_ring.o \
 	src/sp_codec.o \
+	src/sp_jscan.o \
+	src/sp_state.o \
+	src/sp_keyio.o \
 	src/sp_registry.o \
 	src/ops_trackers.o \
 	src/ops_window.o \
@@ -23,9 +26,11 @@ OBJS = \
 	src/ops_arith.o \
 	src/ops_dsp.o \
 	src/pipeline_type.o \
-	src/segment_agg.o
+	src/segment_agg.o \
+	src/pipeline_agg.o \
+	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text pipeline_agg
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.
