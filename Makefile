@@ -30,7 +30,7 @@ OBJS = \
 	src/pipeline_agg.o \
 	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text pipeline_agg
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text pipeline_agg pipeline_state
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

@@ -411,7 +411,8 @@ read_operators(SpScan *s, SpRun *run)
 		if (!first)
 			sp_scan_expect(s, ',');
 		first = false;
-		sp_scan_peek(s, '"');
+		if (sp_scan_peek(s, '}'))
+			sp_scan_fail(s, "The state of operator \"%s\" is missing", op->id);
 		at = s->p;
 		id = sp_scan_string(s);
 		if (strcmp(id, op->id) != 0)
@@ -436,13 +437,17 @@ read_operators(SpScan *s, SpRun *run)
 	if (sp_scan_peek(s, '"') || sp_scan_peek(s, ','))
 	{
 		char	   *id;
+		int			k;
 
 		(void) sp_scan_accept(s, ',');
 		sp_scan_peek(s, '"');
 		id = sp_scan_string(s);
-		if (find_op(cfg, id) < 0)
+		k = find_op(cfg, id);
+		if (k < 0)
 			sp_scan_fail(s, "State of unknown operator \"%s\"", id);
-		sp_scan_fail(s, "Operator \"%s\" has no state here", id);
+		if (cfg->ops[k].type->visit == NULL)
+			sp_scan_fail(s, "Operator \"%s\" (%s) has no state", id, cfg->ops[k].type->name);
+		sp_scan_fail(s, "The state of operator \"%s\" is given twice", id);
 	}
 	sp_scan_expect(s, '}');
 }
@@ -459,7 +464,7 @@ read_buffer(SpScan *s, SpRun *run)
 		do
 		{
 			if (i == n_out)
-				sp_scan_fail(s, "\"buffer\" has more than %d ports", n_out);
+				sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
 			if (!sp_scan_null(s))
 			{
 				run->buffered[i] = true;
@@ -470,7 +475,7 @@ read_buffer(SpScan *s, SpRun *run)
 		sp_scan_expect(s, ']');
 	}
 	if (i != n_out)
-		sp_scan_fail(s, "\"buffer\" has %d ports; the pipeline has %d", i, n_out);
+		sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
 }
 
 static void
