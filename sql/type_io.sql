@@ -37,28 +37,48 @@ SELECT name, substring(b FROM 1 FOR 4) AS head,
        convert_from(substring(b FROM 9), 'UTF8') = p::text AS text_ok
 FROM (SELECT name, p, pipeline_send(p) AS b FROM specs) AS s ORDER BY name;
 
--- Binary round trip through COPY.
-COPY specs TO '/tmp/segpipe_regress_specs.bin' (FORMAT binary);
+-- Binary COPY without a file: copy_in(table, stream) feeds the bytes of a
+-- binary COPY stream to COPY FROM PROGRAM through printf (octal escapes),
+-- so the test writes nothing to disk.  copy_stream(rows) builds the stream:
+-- signature, flags, header extension, the rows (a 2-byte field count, then
+-- each field as a 4-byte length and its bytes), the trailer.
+CREATE FUNCTION copy_in(tbl regclass, stream bytea) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('COPY %s FROM PROGRAM %L (FORMAT binary)', tbl,
+                   'printf ''' || (SELECT string_agg(format('\%s%s%s', b >> 6, (b >> 3) & 7, b & 7), '' ORDER BY i)
+                                   FROM (SELECT i, get_byte(stream, i) AS b
+                                         FROM generate_series(0, length(stream) - 1) AS i) AS x) || '''');
+END $$;
+CREATE FUNCTION copy_stream(rows bytea[]) RETURNS bytea LANGUAGE sql AS $$
+  SELECT '\x5047434f50590aff0d0a00'::bytea || '\x0000000000000000'::bytea
+         || coalesce(string_agg(r, ''::bytea ORDER BY n), ''::bytea) || '\xffff'::bytea
+  FROM unnest(rows) WITH ORDINALITY AS u(r, n)
+$$;
+CREATE FUNCTION copy_field(b bytea) RETURNS bytea LANGUAGE sql AS $$
+  SELECT int4send(length(b)) || b
+$$;
+
+-- Binary round trip: each value's send form goes through COPY ... (FORMAT
+-- binary), so pipeline_recv() reads what pipeline_send() wrote.
 CREATE TABLE specs_copy (LIKE specs);
-COPY specs_copy FROM '/tmp/segpipe_regress_specs.bin' (FORMAT binary);
+SELECT copy_in('specs_copy', copy_stream(array_agg(int2send(2::int2) || copy_field(convert_to(name, 'UTF8'))
+                                                     || copy_field(pipeline_send(p)))))
+FROM specs;
 SELECT s.name, s.p::text = c.p::text AS same
 FROM specs s JOIN specs_copy c USING (name) ORDER BY name;
 
 -- Malformed binary input is refused with 22P03 and a clear reason.
--- try_recv() writes the bytes as one binary COPY field and reads them back
--- as a pipeline, so pipeline_recv() sees exactly these bytes.
+-- try_recv() feeds the bytes as one binary COPY field to a pipeline
+-- column, so pipeline_recv() sees exactly these bytes.
 CREATE FUNCTION try_recv(bytes bytea) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     detail text;
     got text;
 BEGIN
-    CREATE TEMP TABLE raw_field (b bytea);
     CREATE TEMP TABLE recv_field (p pipeline);
-    INSERT INTO raw_field VALUES (bytes);
-    COPY raw_field TO '/tmp/segpipe_regress_raw.bin' (FORMAT binary);
-    COPY recv_field FROM '/tmp/segpipe_regress_raw.bin' (FORMAT binary);
+    PERFORM copy_in('recv_field', copy_stream(ARRAY[int2send(1::int2) || copy_field(bytes)]));
     SELECT p::text INTO got FROM recv_field;
-    DROP TABLE raw_field, recv_field;
+    DROP TABLE recv_field;
     RETURN 'ok: ' || got;
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
@@ -83,5 +103,5 @@ SELECT try_recv('\x01000000' || '\x00000003'::bytea || '\x7bff7d'::bytea);
 SELECT try_recv('\x01000000' || '\x00000004'::bytea || convert_to('null', 'UTF8'));
 SELECT try_recv('\x01000000' || '\x00000010'::bytea || convert_to('{"type":"Nope!"}', 'UTF8'));
 
-DROP FUNCTION try_recv(bytea);
+DROP FUNCTION try_recv(bytea), copy_in(regclass, bytea), copy_stream(bytea[]), copy_field(bytea);
 DROP TABLE specs, specs_copy;

@@ -8,22 +8,32 @@ over rows with NaN, Infinity and NULLs.  Binary: wire forms of valid specs
 with bytes flipped, lengths changed or cut short, and random bytes, go
 through pipeline_recv by binary COPY.
 
+Specs at the limits (the largest windows, 4096 filter coefficients, 256
+operators, an id of 100 kB, objects with 64 and 4095 members, operators that
+could hold more state than a pipeline may, refused with 54000) run as they
+are, and one mutant in five starts from one of them.
+
 Passing means: the server never crashes or loses the connection, and every
 refusal carries an expected SQLSTATE (22P02, 22P03, 22023, 0A000, 2202E,
-22004, and while running PostgreSQL's arithmetic errors 22003, 22012, 2201E,
-2201F), never an internal error.  The seed is fixed (FUZZ_SEED to change
-it); FUZZ_CASES sets the number of text cases (binary: half as many).
+22004, 54000, and while running PostgreSQL's arithmetic errors 22003, 22012,
+2201E, 2201F), never an internal error.  The seed is fixed (FUZZ_SEED to
+change it); FUZZ_CASES sets the number of text cases (binary: half as many).
+The binary values pass through a file in a private directory that is removed
+at the end.
 """
+import json
 import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 DB = "segpipe_fuzz"
 SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
 CASES = int(os.environ.get("FUZZ_CASES", "3000"))
-ALLOWED = {"ok", "22P02", "22P03", "22023", "0A000", "2202E", "22004"}
+ALLOWED = {"ok", "22P02", "22P03", "22023", "0A000", "2202E", "22004", "54000"}
 
 SEEDS = [
     '{"type": "Identity"}',
@@ -50,10 +60,53 @@ SEEDS = [
     '{"type": "Pipeline", "operators": [{"type": "CumulativeSum", "id": "a"}, {"type": "MovingAverage", "id": "b", "window_size": 1}], '
     '"connections": [{"from": "a", "to": "b"}], "entryOperator": "a", "outputMappings": {"b": {"o1": "o1"}}}',
 ]
+
+
+def chain(ops):
+    ids = ["w%d" % (i + 1) for i in range(len(ops))]
+    return json.dumps({"type": "Pipeline", "operators": [dict(op, id=i) for op, i in zip(ops, ids)],
+                       "connections": [{"from": a, "to": b} for a, b in zip(ids, ids[1:])],
+                       "entryOperator": ids[0], "outputMappings": {ids[-1]: {"o1": "o1"}}})
+
+
+def fan_out(n):
+    """An Identity feeding n others, each mapped to its own output port."""
+    ids = ["o%d" % (i + 1) for i in range(n)]
+    return json.dumps({"type": "Pipeline", "output_port_types": ["number"] * n,
+                       "operators": [{"type": "Identity", "id": "in"}] + [{"type": "Identity", "id": i} for i in ids],
+                       "connections": [{"from": "in", "to": i} for i in ids], "entryOperator": "in",
+                       "outputMappings": {i: {"o1": "o%d" % (k + 1)} for k, i in enumerate(ids)}})
+
+
+WMM = {"type": "WindowMinMax", "window_size": 1000000, "mode": "max"}
+# Specs at the limits, valid or just past them.  5 x WindowMinMax(1000000)
+# could hold about 80 MB, over the 64 MiB a pipeline may hold: refused with
+# 54000 when read.
+LIMIT_SEEDS = [
+    '{"type": "MovingAverage", "window_size": 1000000}',
+    '{"type": "StandardDeviation", "window_size": 1000000}',
+    '{"type": "WindowMinMax", "window_size": 1000000, "mode": "min"}',
+    '{"type": "PeakDetector", "window_size": 999999}',
+    json.dumps({"type": "FiniteImpulseResponse", "coeff": [round(1 / (i + 1), 6) for i in range(4096)]}),
+    json.dumps({"type": "InfiniteImpulseResponse", "b_coeffs": [0.5] * 4096, "a_coeffs": [1e-9] * 4096}),
+    chain([WMM] * 3),
+    chain([WMM] * 5),
+    chain([{"type": "Identity"}] * 256),
+    chain([{"type": "CumulativeSum"}] * 257),
+    json.dumps({"type": "Identity", "id": "i" * 100000}),
+    json.dumps({"type": "Pipeline", "id": "p" * 100000, "operators": [{"type": "Identity", "id": "x" * 1000}]}),
+    fan_out(64),
+    json.dumps(dict({"type": "Identity"}, **{"m%d" % i: i for i in range(4094)})),
+]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"boolean"', '"vector_number"', '"window_size"', '"operators"', '"connections"', '\u00e9',
           '\u2028', '[' * 70, ']' * 70]
+
+
+def pick(rng):
+    """A seed; one in five at the limits (they are large and slower to run)."""
+    return rng.choice(LIMIT_SEEDS if rng.random() < 0.2 else SEEDS)
 
 
 def mutate(rng, s):
@@ -67,7 +120,7 @@ def mutate(rng, s):
         elif op == 2:
             s = s[:pos] + chr(rng.randint(1, 0x7f)) + s[pos + 1:]
         elif op == 3:
-            other = rng.choice(SEEDS)
+            other = rng.choice(SEEDS + LIMIT_SEEDS)
             a = rng.randint(0, len(other))
             s = s[:pos] + other[a:a + rng.randint(1, 40)] + s[pos:]
         elif op == 4:
@@ -141,8 +194,8 @@ BEGIN
     CREATE TEMP TABLE raw_field (b bytea);
     CREATE TEMP TABLE recv_field (p pipeline);
     INSERT INTO raw_field VALUES (bytes);
-    COPY raw_field TO '/tmp/segpipe_fuzz_raw.bin' (FORMAT binary);
-    COPY recv_field FROM '/tmp/segpipe_fuzz_raw.bin' (FORMAT binary);
+    COPY raw_field TO @RAW@ (FORMAT binary);
+    COPY recv_field FROM @RAW@ (FORMAT binary);
     PERFORM p::text FROM recv_field;
     DROP TABLE raw_field, recv_field;
     RETURN 'ok';
@@ -154,20 +207,27 @@ END $$;
 
 def main():
     rng = random.Random(SEED)
-    texts = [mutate(rng, rng.choice(SEEDS)) for _ in range(CASES)]
+    # the specs at the limits as they are, then the mutants
+    texts = LIMIT_SEEDS + [mutate(rng, pick(rng)) for _ in range(CASES)]
     texts = [t.replace("\x00", "") for t in texts]
-    blobs = [mutate_bytes(rng, wire(rng.choice(SEEDS))) for _ in range(CASES // 4)]
+    blobs = [mutate_bytes(rng, wire(pick(rng))) for _ in range(CASES // 4)]
     blobs += [bytes(rng.randrange(256) for _ in range(rng.randint(0, 24))) for _ in range(CASES // 4)]
-
-    script = [PRELUDE]
-    script += ["SELECT fuzz_spec(%s);" % quote(t) for t in texts]
-    script += ["SELECT fuzz_recv('\\x%s');" % b.hex() for b in blobs]
-    script.append("SELECT 'fuzz-done';")
 
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", "-E", "UTF8", "-T", "template0", DB], check=True)
-    r = subprocess.run(["psql", "-X", "-q", "-d", DB], input="\n".join(script),
-                       capture_output=True, text=True)
+    # The server writes and reads the binary values in a directory of our
+    # own; it runs as another user, who needs to create files there.
+    tmp = tempfile.mkdtemp(prefix="segpipe_fuzz.")
+    try:
+        os.chmod(tmp, 0o733)
+        script = [PRELUDE.replace("@RAW@", quote(os.path.join(tmp, "raw.bin")))]
+        script += ["SELECT fuzz_spec(%s);" % quote(t) for t in texts]
+        script += ["SELECT fuzz_recv('\\x%s');" % b.hex() for b in blobs]
+        script.append("SELECT 'fuzz-done';")
+        r = subprocess.run(["psql", "-X", "-q", "-d", DB], input="\n".join(script),
+                           capture_output=True, text=True)
+    finally:
+        shutil.rmtree(tmp)
     lines = r.stdout.strip().split("\n")
     failed = 0
     if r.returncode != 0 or not lines or lines[-1] != "fuzz-done":
@@ -178,7 +238,10 @@ def main():
     cases = texts + blobs
     bad = [(cases[i], res) for i, res in enumerate(results) if res not in ALLOWED]
     for case, res in bad[:20]:
-        print(f"fuzz: unexpected result {res!r} for {case!r}", file=sys.stderr)
+        shown = case[:300]
+        if len(case) > 300:
+            shown += b"..." if isinstance(case, bytes) else "..."
+        print(f"fuzz: unexpected result {res!r} for {shown!r}", file=sys.stderr)
     failed += len(bad)
     accepted = sum(1 for x in results[:len(texts)] if x == "ok")
     recv_ok = sum(1 for x in results[len(texts):] if x == "ok")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
 # one summary line counting the individual tests.
-# Order: static analysis, pg_regress, README examples, fuzzing through the
-# server, fuzzing outside it.  Exit status is non-zero
+# Order: static analysis, pg_regress, README examples, resource bounds,
+# fuzzing through the server, fuzzing outside it.  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +42,9 @@ cat "$log"
 echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
 tally "$log.sum"
 
-for t in "README examples:python3 test/readme.py --check" "input fuzzing:python3 test/fuzz.py" \
+for t in "README examples:python3 test/readme.py --check" \
+	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
+	"input fuzzing:python3 test/fuzz.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Black-box checks that segpipe's cost is bounded by design, through SQL only.
+
+F2  A pipeline's total operator state is capped (64 MiB): a spec whose
+    operators could hold more is refused when it is read (cast, binary
+    receive, a literal in segment_agg) with SQLSTATE 54000, the detail naming
+    the total and the cap, before anything is allocated; a spec under the cap
+    is accepted and a short segment of it needs little memory.
+F3  State grows with the values a segment holds, not with its window:
+    starting a partition and resetting at a boundary cost time in proportion
+    to the rows.  Timed against row_number() over the same rows in the same
+    session (median of 3 alternating runs; bound 6 x row_number() + 0.2 s),
+    and the backend's peak resident size must stay small.
+F4  Every loop that can run long checks for interrupts: with
+    statement_timeout = 1 s each long query ends with 57014 in under 2 s.
+F5  State that grows gives the same results: windows of 100,000 over a
+    segment longer than the window (it wraps), one of 7 rows after it (reset
+    from a grown state, never full) and one exactly full, against the values
+    computed here.
+
+Peak memory is the backend's VmHWM (/proc/self/status, read with
+pg_read_file: the role must be a superuser, as pg_virtualenv's is), in a
+fresh session per case because it is a high-water mark.  Slow cases run under
+a statement_timeout guard so that a failing engine fails in seconds.
+Connection settings come from the environment (PGHOST, PGPORT, PGUSER).
+Prints every figure, then "bounds: N passed, M failed"; exits 1 on failure.
+"""
+import json
+import os
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+
+DB = "segpipe_bounds"
+CAP = 64 * 1024 * 1024           # bytes of operator state per pipeline
+SMALL_KB = 16 * 1024             # peak resident growth that counts as small
+GUARD_MS = 5000                  # statement_timeout for cases slow on a bad engine
+TIMEOUT_MS = 1000                # F4's statement_timeout
+CANCEL_MS = 2000                 # F4: the query must have ended by then
+SESSION_S = 60                   # a session that takes longer has hung
+WMM = {"type": "WindowMinMax", "window_size": 1000000, "mode": "max"}
+MA = {"type": "MovingAverage", "window_size": 1000000}
+PEAK = {"type": "PeakDetector", "window_size": 999999}
+
+passed = 0
+failed = 0
+
+
+def check(name, ok, figures):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+    print(f"  {'ok  ' if ok else 'FAIL'} {name}: {figures}", flush=True)
+
+
+def chain(ops, id_of=lambda i: f"w{i + 1}"):
+    """A pipeline running ops one after the other."""
+    ids = [id_of(i) for i in range(len(ops))]
+    return json.dumps({
+        "type": "Pipeline",
+        "operators": [dict(op, id=i) for op, i in zip(ops, ids)],
+        "connections": [{"from": a, "to": b} for a, b in zip(ids, ids[1:])],
+        "entryOperator": ids[0], "outputMappings": {ids[-1]: {"o1": "o1"}}})
+
+
+def lit(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+HWM = (r"SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+) kB'))[1] AS hwm \gset"
+       "\n\\echo @hwm :hwm")
+
+
+class Session:
+    """The outcome of one psql session: the peak resident size (kB) at the
+    start and after each step, and per step its SQLSTATE, elapsed
+    milliseconds and error text."""
+
+    def __init__(self, hwm, runs, errors, ended):
+        self.hwm = hwm
+        self.runs = runs
+        self.errors = errors
+        self.ended = ended
+
+    def grew_kb(self, since=0):
+        """Growth of the peak from the start (or from after step since)."""
+        return self.hwm[-1] - self.hwm[since] if self.ended else None
+
+
+def session(steps):
+    """Run steps in one fresh session: a list of (label, sql, timeout_ms,
+    stop_on_error).  sql is a single-row SELECT (its result is swallowed) or
+    a psql meta-command (run once).  Once a step with stop_on_error set has
+    not succeeded, the later ones with it set are skipped (so that a slow
+    engine is timed out once, not three times)."""
+    lines = [r"\set VERBOSITY verbose", r"\set go true", HWM]
+    for label, sql, timeout_ms, stop in steps:
+        if stop:
+            lines.append(r"\if :go")
+        lines += [f"\\warn @step {label}",
+                  f"SET statement_timeout = {timeout_ms};",
+                  r"SELECT clock_timestamp() AS t0 \gset",
+                  sql if sql.startswith("\\") else sql + r" \gset r_",
+                  f"\\echo @run {label} :SQLSTATE"]
+        if stop:
+            lines.append(r"SELECT :'SQLSTATE' = '00000' AS go \gset")
+        lines += [r"SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) * 1000, 1) AS ms \gset",
+                  r"\echo @ms :ms", "RESET statement_timeout;"]
+        if stop:
+            lines.append(r"\endif")
+        lines.append(HWM)
+    lines.append(r"\echo @end")
+    try:
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-d", DB], input="\n".join(lines) + "\n",
+                           capture_output=True, text=True, timeout=SESSION_S)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
+        r = subprocess.CompletedProcess(e.cmd, -1, out, f"no answer in {SESSION_S} s")
+    hwm, runs, label = [], {}, None
+    for line in r.stdout.splitlines():
+        f = line.split(" ")
+        if f[0] == "@hwm":
+            hwm.append(int(f[1]))
+        elif f[0] == "@run":
+            label = f[1]
+            runs.setdefault(label, []).append([f[2], None])
+        elif f[0] == "@ms" and label:
+            runs[label][-1][1] = float(f[1])
+    errors, cur = {}, None
+    for line in r.stderr.splitlines():
+        if line.startswith("@step "):
+            cur = line[6:]
+        elif cur:
+            errors[cur] = errors.get(cur, "") + line + "\n"
+    # psql leaves :SQLSTATE alone when \copy fails: read the error instead
+    for label, sql, _, _ in steps:
+        m = re.search(r"^ERROR:\s+([0-9A-Z]{5}):", errors.get(label, ""), re.M)
+        if sql.startswith("\\") and m and label in runs:
+            runs[label][-1][0] = m.group(1)
+    ended = "@end" in r.stdout.splitlines()
+    if not ended:
+        print("  (the session ended early: " + r.stderr.strip()[-300:] + ")")
+    return Session(hwm, runs, errors, ended)
+
+
+def one(s, label):
+    """SQLSTATE and milliseconds of the single run of a step."""
+    runs = s.runs.get(label) or [[None, None]]
+    return runs[0][0], runs[0][1]
+
+
+def mb(kb):
+    return "?" if kb is None else f"{kb / 1024:.1f} MB"
+
+
+def state_text(state, ms):
+    if state is None:
+        return "did not run"
+    return f"{state} after {ms:.0f} ms" if ms is not None else state
+
+
+# ---------------------------------------------------------------- F2
+
+def detail_names_cap(err):
+    m = re.search(r"^DETAIL:\s+(.*)$", err or "", re.M)
+    if not m:
+        return False, "no detail"
+    d = m.group(1)
+    cap = rf"\b{CAP}\b|\b{CAP >> 20} ?Mi?B\b|\b{CAP >> 10} ?kB\b"
+    names_cap = re.search(cap, d) is not None
+    numbers = re.findall(r"\d[\d,]*", re.sub(cap, "", d))
+    return names_cap and len(numbers) > 0, d
+
+
+def f2(tmp):
+    print("F2: total state cap (64 MiB) enforced when a spec is read")
+    s67, s68, s3 = chain([WMM] * 67), chain([WMM] * 68), chain([WMM] * 3)
+
+    s = session([("cast", f"SELECT length({lit(s67)}::pipeline::text) AS n", GUARD_MS, False)])
+    st, ms = one(s, "cast")
+    check("67 x WindowMinMax(1000000) refused at the cast with 54000",
+          st == "54000", f"{len(s67)}-byte spec, {state_text(st, ms)}, peak +{mb(s.grew_kb())}")
+    ok, d = detail_names_cap(s.errors.get("cast"))
+    check("  its detail names the total and the cap", ok, d if st != "00000" else "accepted, no detail")
+    check("  reading it needs little memory", s.ended and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
+          f"peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
+
+    s = session([("cast", f"SELECT length({lit(s68)}::pipeline::text) AS n", GUARD_MS, False)])
+    st, ms = one(s, "cast")
+    check("68 x WindowMinMax(1000000) refused at the cast with 54000", st == "54000", state_text(st, ms))
+
+    q = (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, 0, {lit(s67)}) OVER (ORDER BY i) AS x "
+         "FROM generate_series(1, 10) AS i) AS s")
+    s = session([("run", q, GUARD_MS, False)])
+    st, ms = one(s, "run")
+    check("segment_agg with 67 x WindowMinMax(1000000) refused before any row, little memory",
+          st == "54000" and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
+          f"{state_text(st, ms)}, peak +{mb(s.grew_kb())}")
+
+    # the binary form goes through pipeline_recv: a COPY file made by hand
+    body = s67.encode()
+    value = bytes([1, 0, 0, 0]) + struct.pack(">I", len(body)) + body
+    path = os.path.join(tmp, "over_cap.copy")
+    with open(path, "wb") as f:
+        f.write(b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+                + struct.pack(">hi", 1, len(value)) + value + struct.pack(">h", -1))
+    s = session([("recv", f"\\copy recv_target FROM {lit(path)} WITH (FORMAT binary)", GUARD_MS, False)])
+    st, ms = one(s, "recv")
+    check("binary receive of 67 x WindowMinMax(1000000) refused with 54000", st == "54000", state_text(st, ms))
+
+    s = session([("cast", f"SELECT length({lit(s3)}::pipeline::text) AS n", GUARD_MS, False)])
+    st, ms = one(s, "cast")
+    check("3 x WindowMinMax(1000000) (about 48 MB) accepted", st == "00000", state_text(st, ms))
+    q = (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, 0, {lit(s3)}) OVER (ORDER BY i) AS x "
+         "FROM generate_series(1, 10) AS i) AS s")
+    s = session([("run", q, GUARD_MS, False)])
+    st, ms = one(s, "run")
+    check("  a 10-row segment of it runs in little memory",
+          st == "00000" and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
+          f"{state_text(st, ms)}, peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
+
+
+# ---------------------------------------------------------------- F3
+
+def ratio_case(name, segment_q, baseline_q):
+    """Three alternating rounds in one session; segment_agg under the guard,
+    and after its first failure not run again."""
+    steps = []
+    for r in range(3):
+        pair = [("rn", baseline_q, 60000, False), ("sa", segment_q, GUARD_MS, True)]
+        steps += pair if r % 2 == 0 else pair[::-1]
+    s = session(steps)
+    rn = [ms for st, ms in s.runs.get("rn", []) if st == "00000"]
+    sa = s.runs.get("sa", [])
+    if len(rn) != 3 or not sa:
+        check(name, False, f"the baseline did not run: {s.runs}")
+        return
+    base = statistics.median(rn)
+    bound = 6 * base + 200
+    if all(st == "00000" for st, _ in sa) and len(sa) == 3:
+        seg = statistics.median(ms for _, ms in sa)
+        check(name, seg <= bound,
+              f"segment_agg {seg:.0f} ms, row_number() {base:.0f} ms, x{seg / base:.1f} (bound {bound:.0f} ms)")
+    else:
+        st, ms = sa[-1]
+        how = f"over {GUARD_MS} ms (timed out)" if st == "57014" else f"{st} after {ms:.0f} ms"
+        check(name, False,
+              f"segment_agg {how}, row_number() {base:.0f} ms, x{(ms or 0) / base:.0f} or more (bound {bound:.0f} ms)")
+    # the first step is row_number(): what segment_agg needs beyond it
+    grew = s.grew_kb(since=1)
+    check("  peak memory stays small", grew is not None and grew < SMALL_KB,
+          f"peak +{mb(grew)} beyond row_number()'s +{mb(s.hwm[1] - s.hwm[0])} (bound {mb(SMALL_KB)})")
+
+
+def f3():
+    print("F3: starting a partition and a segment cost what the rows need, not the window")
+    parts = "FROM two_row_partitions"
+    # the control: a small window, which today's engine already handles in
+    # proportion to the rows; it shows that the bound can be met
+    ratio_case("100,000 two-row partitions, MovingAverage(10) (control)",
+               f"SELECT count(x) AS n FROM (SELECT segment_agg(v, 0, {lit(json.dumps(dict(MA, window_size=10)))}) "
+               f"OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s",
+               f"SELECT count(x) AS n FROM (SELECT row_number() OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s")
+    ratio_case("100,000 two-row partitions, MovingAverage(1000000)",
+               f"SELECT count(x) AS n FROM (SELECT segment_agg(v, 0, {lit(json.dumps(MA))}) "
+               f"OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s",
+               f"SELECT count(x) AS n FROM (SELECT row_number() OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s")
+    ratio_case("100,000 two-row partitions, WindowMinMax(1000000) -> PeakDetector(999999)",
+               f"SELECT count(x) AS n FROM (SELECT segment_agg(v, 0, {lit(chain([WMM, PEAK]))}) "
+               f"OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s",
+               f"SELECT count(x) AS n FROM (SELECT row_number() OVER (PARTITION BY p ORDER BY ts) AS x {parts}) AS s")
+    rows = "FROM generate_series(1, 2000) AS i"
+    ratio_case("2,000 rows, a new key on every row, 3 x WindowMinMax(1000000)",
+               f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, i, {lit(chain([WMM] * 3))}) "
+               f"OVER (ORDER BY i) AS x {rows}) AS s",
+               f"SELECT count(x) AS n FROM (SELECT row_number() OVER (ORDER BY i) AS x {rows}) AS s")
+
+
+# ---------------------------------------------------------------- F4
+
+def stream(spec, rows, key):
+    return (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, {key}, {lit(spec)}) OVER () AS x "
+            f"FROM (SELECT generate_series(1, {rows}) AS i) AS g) AS s")
+
+
+def cancel_case(name, sql, refusals=()):
+    s = session([("q", sql, TIMEOUT_MS, False)])
+    st, ms = one(s, "q")
+    check(name, s.ended and (st == "57014" or st in refusals) and ms is not None and ms < CANCEL_MS,
+          f"{state_text(st, ms)}, peak +{mb(s.grew_kb())}" if s.ended else state_text(st, ms) + ", session lost")
+
+
+def f4():
+    print(f"F4: cancellation (statement_timeout = {TIMEOUT_MS} ms, must end with 57014 within {CANCEL_MS} ms)")
+    cancel_case("MovingAverage(1000000), 50,000,000 rows in one segment",
+                stream(json.dumps(MA), 50_000_000, 0))
+    cancel_case("WindowMinMax(1000000), 50,000,000 rows in one segment",
+                stream(json.dumps(WMM), 50_000_000, 0))
+    cancel_case("PeakDetector(999999), 50,000,000 rows in one segment",
+                stream(json.dumps(PEAK), 50_000_000, 0))
+    cancel_case("MovingAverage(1000000), 100,000,000 one-row segments",
+                stream(json.dumps(MA), 100_000_000, "i"))
+    fir = {"type": "FiniteImpulseResponse", "coeff": [1] * 4096}
+    big = chain([fir] * 128)
+    cancel_case(f"cast of a valid {len(big) // 1000} kB spec (128 x FIR of 4096 taps), 100,000 times",
+                f"SELECT count(s::pipeline) AS n FROM generate_series(1, 100000), "
+                f"(SELECT {lit(big)}::text OFFSET 0) AS t(s)")
+    # One cast of a huge text: the text is built before the timed statement
+    # and the cast runs once, so only checks inside the reader and the writer
+    # can stop it.  A quick refusal (a cap on the text, 54000, or on an id's
+    # length, 22023) passes too.
+    cancel_case("one cast of a spec whose id is 120 MB",
+                "SELECT length(s::pipeline::text) AS n FROM huge_id", ("54000", "22023"))
+    cancel_case("one cast of 256 operators whose 200 kB ids differ only at the end",
+                "SELECT length(s::pipeline::text) AS n FROM long_ids", ("54000", "22023"))
+
+
+# ---------------------------------------------------------------- F5
+
+def grow_v(i):
+    return 1000000 if i == 60000 else (i * 7919) % 1000 - 500
+
+
+def f5():
+    """Large windows give the same results as before, through growth,
+    wrap-around, a reset after growth and a segment too short to fill."""
+    print("F5: results unchanged when state grows: segments of 150,000, 7 and 100,000 rows, windows of 100,000")
+    segs = [range(1, 150001), range(150001, 150008), range(150008, 250008)]
+    w = 100000
+
+    def last(seg, f):
+        vals = [grow_v(i) for i in seg]
+        return f(vals[-w:]) if len(vals) >= w else None
+
+    cases = [
+        ({"type": "MovingSum", "window_size": w}, [last(g, sum) for g in segs]),
+        ({"type": "WindowMinMax", "window_size": w, "mode": "max"}, [last(g, max) for g in segs]),
+        ({"type": "WindowMinMax", "window_size": w, "mode": "min"}, [last(g, min) for g in segs]),
+        # the only value strictly above all others within 49,999 rows is the
+        # spike at row 60,000 (each other value recurs every 1000 rows)
+        ({"type": "PeakDetector", "window_size": w - 1}, [1000000, None, None]),
+    ]
+    for spec, want in cases:
+        q = (f"SELECT array_agg(x ORDER BY ts) FROM (SELECT ts, segment_agg(v, k, {lit(json.dumps(spec))}) "
+             "OVER (ORDER BY ts) AS x FROM grow) AS s WHERE ts IN (150001, 150008, 250008)")
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-d", DB, "-c", q], capture_output=True, text=True)
+        got = [None if e == "NULL" else float(e) for e in r.stdout.strip().strip("{}").split(",")] \
+            if r.returncode == 0 else r.stderr.strip()
+        check(f"{spec['type']}({spec['window_size']}{', ' + spec['mode'] if 'mode' in spec else ''})",
+              got == want, f"emitted {got}, expected {want}")
+
+
+SETUP = f"""
+\\set ON_ERROR_STOP 1
+CREATE EXTENSION segpipe;
+CREATE TABLE two_row_partitions AS
+  SELECT i / 2 AS p, i AS ts, sin(i) AS v FROM generate_series(0, 199999) AS i;
+ANALYZE two_row_partitions;
+CREATE TABLE grow AS
+  SELECT i AS ts, (CASE WHEN i = 60000 THEN 1000000 ELSE (i * 7919) % 1000 - 500 END)::float8 AS v,
+         (CASE WHEN i <= 150000 THEN 1 WHEN i <= 150007 THEN 2 ELSE 3 END)::float8 AS k
+  FROM generate_series(1, 250007) AS i
+  UNION ALL SELECT 250008, NULL, 'Infinity';
+CREATE TABLE recv_target (p pipeline);
+CREATE TABLE huge_id AS
+  SELECT replace('{{"type": "Identity", "id": "@"}}', '@', repeat(repeat('x', 1000), 120000)) AS s;
+CREATE TABLE long_ids AS
+  SELECT replace({lit(chain([{"type": "Identity"}] * 256, lambda i: f"@{i}"))}, '@', repeat('x', 200000)) AS s;
+"""
+
+
+def main():
+    subprocess.run(["dropdb", "--if-exists", "--force", DB], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["createdb", DB], check=True)
+    tmp = tempfile.mkdtemp(prefix="segpipe_bounds.")
+    try:
+        subprocess.run(["psql", "-X", "-q", "-d", DB], input=SETUP, text=True, check=True,
+                       stdout=subprocess.DEVNULL)
+        f2(tmp)
+        f3()
+        f4()
+        f5()
+    finally:
+        shutil.rmtree(tmp)
+        subprocess.run(["dropdb", "--if-exists", "--force", DB], check=False)
+    print(f"bounds: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
