@@ -638,7 +638,7 @@ sp_state_split_document(const char *text, char **state_text, int code)
 	*state_text = NULL;
 	/* most texts are specs: leave them to the spec reader as they are */
 	if (strstr(text, "\"state\"") == NULL)
-		return pstrdup(text);
+		return unconstify(char *, text);
 	sp_scan_init(&s, text, code);
 	initStringInfo(&config);
 	appendStringInfoChar(&config, '{');
