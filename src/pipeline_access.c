@@ -116,9 +116,9 @@ pipeline_flush(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("cannot flush at %s, before the pipeline's progress",
-							timestamptz_to_str(stamp)),
+							pstrdup(timestamptz_to_str(stamp))),
 					 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
-							   cfg->id, timestamptz_to_str(st->progress))));
+							   cfg->id, pstrdup(timestamptz_to_str(st->progress)))));
 		st->has_progress = true;
 		st->progress = stamp;
 	}

@@ -262,11 +262,12 @@ check_time(AggState *as, FunctionCallInfo fcinfo, TimestampTz *ts)
 		as->late++;
 		return false;
 	}
+	/* timestamptz_to_str returns a static buffer: copy each */
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
-			 errmsg("row at %s is late", timestamptz_to_str(*ts)),
+			 errmsg("row at %s is late", pstrdup(timestamptz_to_str(*ts))),
 			 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
-					   as->cfg->id, timestamptz_to_str(as->progress)),
+					   as->cfg->id, pstrdup(timestamptz_to_str(as->progress))),
 			 errhint("Feed the rows in timestamp order (ORDER BY ts in the aggregate call), or set \"late\": \"drop\" in the spec to skip late rows.")));
 }
 

@@ -26,8 +26,8 @@ sp_keyio_type_from_name(const char *name, int code)
 	int32		typmod;
 
 	/*
-	 * The parser raises a syntax error for a malformed name: a crafted state
-	 * is bad input, so that becomes 'code' too.
+	 * The parser raises errors of its own for a malformed name: a crafted
+	 * state is bad input, so those become 'code'.
 	 */
 	PG_TRY();
 	{
@@ -39,7 +39,10 @@ sp_keyio_type_from_name(const char *name, int code)
 
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_SYNTAX_ERROR)
+		/* a malformed or unusable name: "a b", "a.b.c.d", "other_db.s.t" */
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION &&
+			ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_FEATURE_NOT_SUPPORTED &&
+			ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
 			PG_RE_THROW();
 		FlushErrorState();
 		ereport(ERROR,

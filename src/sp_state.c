@@ -599,7 +599,9 @@ rethrow_as(MemoryContext cxt, int code)
 
 	MemoryContextSwitchTo(cxt);
 	edata = CopyErrorData();
-	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+	/* 23: a domain's check refusing a key */
+	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
+		ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
 		PG_RE_THROW();
 	FlushErrorState();
 	edata->sqlerrcode = code;
