@@ -48,14 +48,22 @@ sp_value_from_config(const SpConfig *cfg)
 PipelineValue *
 sp_value_build(const SpConfig *cfg, const SpState *st)
 {
-	StringInfoData config;
-	StringInfoData state;
+	StringInfoData buf;
+	PipelineValue *pv;
+	uint32		config_len;
 
-	initStringInfo(&config);
-	sp_spec_write(&config, cfg);
-	initStringInfo(&state);
-	sp_state_write(&state, st);
-	return make_value(config.data, config.len, state.data, state.len);
+	/* written in place after a header, so a large state is not copied */
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, SP_HEADER_SIZE);
+	sp_spec_write(&buf, cfg);
+	config_len = buf.len - SP_HEADER_SIZE;
+	sp_state_write(&buf, st);
+	pv = (PipelineValue *) buf.data;
+	memset(pv, 0, SP_HEADER_SIZE);
+	SET_VARSIZE(pv, buf.len);
+	pv->version = SP_FORMAT_STATE;
+	pv->config_len = config_len;
+	return pv;
 }
 
 static void

@@ -99,13 +99,19 @@ hex_digit(char c)
 char *
 sp_scan_string(SpScan *s)
 {
-	StringInfoData out;
+	const char *end;
+	char	   *out;
+	char	   *o;
 
 	skip_ws(s);
 	if (*s->p != '"')
 		sp_scan_fail(s, "Expected a string");
 	s->p++;
-	initStringInfo(&out);
+	/* the decoded string is no longer than its text: size it exactly */
+	for (end = s->p; *end != '"' && *end != '\0'; end++)
+		if (*end == '\\' && end[1] != '\0')
+			end++;
+	out = o = palloc(end - s->p + 1);
 	for (;;)
 	{
 		char		c = *s->p;
@@ -119,7 +125,7 @@ sp_scan_string(SpScan *s)
 			break;
 		if (c != '\\')
 		{
-			appendStringInfoChar(&out, c);
+			*o++ = c;
 			continue;
 		}
 		c = *s->p++;
@@ -128,22 +134,22 @@ sp_scan_string(SpScan *s)
 			case '"':
 			case '\\':
 			case '/':
-				appendStringInfoChar(&out, c);
+				*o++ = c;
 				break;
 			case 'b':
-				appendStringInfoChar(&out, '\b');
+				*o++ = '\b';
 				break;
 			case 'f':
-				appendStringInfoChar(&out, '\f');
+				*o++ = '\f';
 				break;
 			case 'n':
-				appendStringInfoChar(&out, '\n');
+				*o++ = '\n';
 				break;
 			case 'r':
-				appendStringInfoChar(&out, '\r');
+				*o++ = '\r';
 				break;
 			case 't':
-				appendStringInfoChar(&out, '\t');
+				*o++ = '\t';
 				break;
 			case 'u':
 				{
@@ -160,7 +166,7 @@ sp_scan_string(SpScan *s)
 					if (v == 0 || v > 0x7F)
 						sp_scan_fail(s, "Unsupported \\u escape (only U+0001 to U+007F)");
 					s->p += 4;
-					appendStringInfoChar(&out, (char) v);
+					*o++ = (char) v;
 					break;
 				}
 			default:
@@ -168,7 +174,8 @@ sp_scan_string(SpScan *s)
 				sp_scan_fail(s, "Invalid escape");
 		}
 	}
-	return out.data;
+	*o = '\0';
+	return out;
 }
 
 void

@@ -38,11 +38,13 @@ write_i64(StringInfo buf, int64 v)
 		appendStringInfo(buf, "\"" INT64_FORMAT "\"", v);
 }
 
-/* ISO 8601 in UTC with the zone written out: no DateStyle or TimeZone. */
-static char *
-ts_text(TimestampTz ts)
+/*
+ * ISO 8601 in UTC with the zone written out: no DateStyle or TimeZone.  s
+ * holds MAXDATELEN + 1 bytes.
+ */
+static void
+ts_text(TimestampTz ts, char *s)
 {
-	char	   *s = palloc(MAXDATELEN + 1);
 	struct pg_tm tm;
 	fsec_t		fsec;
 
@@ -58,13 +60,15 @@ ts_text(TimestampTz ts)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("timestamp out of range")));
-	return s;
 }
 
 void
 sp_state_write_ts(StringInfo buf, TimestampTz ts)
 {
-	escape_json(buf, ts_text(ts));
+	char		s[MAXDATELEN + 1];
+
+	ts_text(ts, s);
+	escape_json(buf, s);
 }
 
 typedef struct WriteCtx
@@ -276,7 +280,7 @@ static TimestampTz
 read_ts(SpScan *s)
 {
 	char	   *text = sp_scan_string(s);
-	char	   *canon;
+	char		canon[MAXDATELEN + 1];
 	TimestampTz ts;
 
 	/* the only form accepted is the writer's: nothing else is unambiguous */
@@ -287,9 +291,10 @@ read_ts(SpScan *s)
 	ts = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(text),
 												 ObjectIdGetDatum(InvalidOid),
 												 Int32GetDatum(-1)));
-	canon = ts_text(ts);
+	ts_text(ts, canon);
 	if (strcmp(canon, text) != 0)
 		sp_scan_fail(s, "Timestamp \"%s\" is not written as \"%s\"", text, canon);
+	pfree(text);
 	return ts;
 }
 
