@@ -80,16 +80,6 @@ pipeline_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
-static void
-pg_attribute_noreturn()
-bad_wire(const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("invalid binary representation of type pipeline"),
-			 errdetail_internal("%s", detail)));
-}
-
 /* len bytes of text in the client encoding, checked, in the server's. */
 static char *
 wire_text(StringInfo buf, uint32 len, const char *what)
@@ -97,10 +87,10 @@ wire_text(StringInfo buf, uint32 len, const char *what)
 	int			nbytes;
 
 	if (memchr(buf->data + buf->cursor, '\0', len) != NULL)
-		bad_wire(psprintf("The %s text contains a NUL byte.", what));
+		sp_bad_value(psprintf("The %s text contains a NUL byte.", what));
 	if (pg_encoding_verifymbstr(pg_get_client_encoding(),
 								buf->data + buf->cursor, len) != len)
-		bad_wire(psprintf("The %s text is not valid in the client encoding.", what));
+		sp_bad_value(psprintf("The %s text is not valid in the client encoding.", what));
 	return pq_getmsgtext(buf, len, &nbytes);
 }
 
@@ -122,19 +112,19 @@ pipeline_recv(PG_FUNCTION_ARGS)
 	char	   *state = NULL;
 
 	if (buf->len - buf->cursor < SP_HEADER_SIZE - VARHDRSZ)
-		bad_wire("The message is shorter than the header.");
+		sp_bad_value("The message is shorter than the header.");
 	version = pq_getmsgbyte(buf);
 	flags = pq_getmsgbyte(buf);
 	reserved = pq_getmsgint(buf, 2);
 	len = pq_getmsgint(buf, 4);
 	if (version != SP_FORMAT_CONFIG && version != SP_FORMAT_STATE)
-		bad_wire(psprintf("Format version %d is not supported (this build reads versions %d and %d).",
+		sp_bad_value(psprintf("Format version %d is not supported (this build reads versions %d and %d).",
 						  version, SP_FORMAT_CONFIG, SP_FORMAT_STATE));
 	if (flags != 0 || reserved != 0)
-		bad_wire("Unknown flags are set.");
+		sp_bad_value("Unknown flags are set.");
 	rest = buf->len - buf->cursor;
 	if (version == SP_FORMAT_CONFIG ? len != rest : len >= rest)
-		bad_wire("The configuration length does not match the message.");
+		sp_bad_value("The configuration length does not match the message.");
 	config = wire_text(buf, len, "configuration");
 	if (version == SP_FORMAT_STATE)
 		state = wire_text(buf, rest - len, "state");

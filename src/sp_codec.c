@@ -66,9 +66,9 @@ sp_value_build(const SpConfig *cfg, const SpState *st)
 	return pv;
 }
 
-static void
-pg_attribute_noreturn()
-bad_value(const char *detail)
+/* Raise 22P03 for a malformed stored value or wire message. */
+void
+sp_bad_value(const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -82,12 +82,12 @@ sp_value_view(const PipelineValue *pv, SpValueView *view)
 	Size		size = VARSIZE(pv);
 
 	if (size < SP_HEADER_SIZE)
-		bad_value("The value is shorter than its header.");
+		sp_bad_value("The value is shorter than its header.");
 	if (pv->version != SP_FORMAT_CONFIG && pv->version != SP_FORMAT_STATE)
-		bad_value(psprintf("Format version %u is not supported (this build reads versions %d and %d).",
+		sp_bad_value(psprintf("Format version %u is not supported (this build reads versions %d and %d).",
 						   pv->version, SP_FORMAT_CONFIG, SP_FORMAT_STATE));
 	if (pv->flags != 0 || pv->reserved != 0)
-		bad_value("Unknown flags are set.");
+		sp_bad_value("Unknown flags are set.");
 	view->config = pv->config;
 	view->config_len = pv->config_len;
 	view->state = NULL;
@@ -95,14 +95,14 @@ sp_value_view(const PipelineValue *pv, SpValueView *view)
 	if (pv->version == SP_FORMAT_CONFIG)
 	{
 		if (pv->config_len != size - SP_HEADER_SIZE)
-			bad_value("The configuration length does not match the value's size.");
+			sp_bad_value("The configuration length does not match the value's size.");
 		return;
 	}
 	if (pv->config_len >= size - SP_HEADER_SIZE)
-		bad_value("The configuration length leaves no room for the state.");
+		sp_bad_value("The configuration length leaves no room for the state.");
 	/* the text form puts the state inside the configuration's braces */
 	if (pv->config_len < 2 || pv->config[pv->config_len - 1] != '}')
-		bad_value("The configuration is not a JSON object.");
+		sp_bad_value("The configuration is not a JSON object.");
 	view->state = pv->config + pv->config_len;
 	view->state_len = size - SP_HEADER_SIZE - pv->config_len;
 }
@@ -120,7 +120,7 @@ static char *
 part_text(const char *p, uint32 len, const char *what)
 {
 	if (memchr(p, '\0', len) != NULL)
-		bad_value(psprintf("The %s text contains a NUL byte.", what));
+		sp_bad_value(psprintf("The %s text contains a NUL byte.", what));
 	return pnstrdup(p, len);
 }
 

@@ -64,6 +64,12 @@ extern void sp_value_view(const PipelineValue *pv, SpValueView *view);
 extern char *sp_view_config_text(const SpValueView *view);
 extern char *sp_view_state_text(const SpValueView *view);
 
+/*
+ * Raise 22P03 "invalid binary representation of type pipeline" with detail:
+ * for a stored value or a wire message that is malformed.
+ */
+extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
+
 /* Build a value holding cfg (canonical text), without state. */
 extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
 
