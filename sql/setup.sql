@@ -35,15 +35,24 @@ LANGUAGE sql AS $$
   WHERE i = n + 1
 $$;
 
--- try_spec(spec) casts spec to pipeline and returns 'ok', or the error's
--- SQLSTATE, message and detail.
+-- try_spec(spec) casts spec to pipeline and returns 'ok', or the error as
+-- psql would show it: SQLSTATE and message, then the DETAIL, HINT and
+-- CONTEXT lines it has.  Context lines stop before the ones that name the
+-- statement and this function, which are the same for every error.
 CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     detail text;
+    hint text;
+    context text;
 BEGIN
     PERFORM spec::pipeline;
     RETURN 'ok';
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT,
+                            context = PG_EXCEPTION_CONTEXT;
+    context := regexp_replace(context, '(^|\n)(SQL statement|PL/pgSQL function) .*$', '');
+    RETURN concat_ws(E'\n', SQLSTATE || ': ' || SQLERRM,
+                     'DETAIL:  ' || nullif(detail, ''),
+                     'HINT:  ' || nullif(hint, ''),
+                     'CONTEXT:  ' || nullif(context, ''));
 END $$;

@@ -178,4 +178,7 @@ extern const SpParamDef sp_no_params[];
 /* sp_registry.c: lookup by the spec's type name, NULL when unknown */
 extern const SpOpType *sp_find_op_type(const char *name);
 
+/* sp_registry.c: the i-th operator type in the table, NULL past the last */
+extern const SpOpType *sp_op_type_at(int i);
+
 #endif							/* SP_OPERATOR_H */

@@ -71,4 +71,11 @@ sp_find_op_type(const char *name)
 	return NULL;
 }
 
+/* The i-th operator type, for listing them; NULL past the last. */
+const SpOpType *
+sp_op_type_at(int i)
+{
+	return i >= 0 && i < lengthof(registry) ? registry[i] : NULL;
+}
+
 const SpParamDef sp_no_params[] = {SP_PARAM_END};

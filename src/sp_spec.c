@@ -3,33 +3,69 @@
  *	  The spec reader: JSON in, validated mesh out.
  *
  * All validation happens here, once, when a spec is read; the engine trusts
- * what it is given.  Every message names the field, operator or port at
- * fault.
+ * what it is given.  Messages follow the server's style: the primary message
+ * says what is wrong, an error context line says where (which operator,
+ * connection or output mapping), and a hint suggests the name that was
+ * probably meant.  Within an object, members that do not belong there are
+ * reported before members that are missing, so a misspelt name is named
+ * rather than reported as absent.
+ *
+ * The JSON document lives in a memory context of its own, deleted before
+ * sp_spec_read() returns: the configuration keeps only what it needs,
+ * allocated in the caller's context.
  */
 #include "postgres.h"
 
 #include <math.h>
 
+#include "lib/stringinfo.h"
+#include "utils/memutils.h"
 #include "sp_json.h"
 #include "sp_spec.h"
 
-#define SPEC_ERROR(...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), \
-			 errmsg(__VA_ARGS__)))
+#define spec_error(...) \
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__))
+
+/*
+ * Ids are names, bounded as the server bounds identifiers: they are kept,
+ * printed (up to three times each in the canonical text) and compared.
+ */
+#define SPEC_MAX_ID_LEN (NAMEDATALEN - 1)
 
 static const char *const pipeline_fields[] = {
 	"type", "id", "input_port_types", "output_port_types", "operators",
 	"connections", "entryOperator", "outputMappings", "late", NULL
 };
+static const char *const connection_fields[] = {
+	"from", "to", "fromPort", "toPort", NULL
+};
+static const char *const operator_fields[] = {"type", "id", NULL};
+static const char *const port_type_names[] = {"number", "boolean", NULL};
 
-static bool
-in_list(const char *s, const char *const *list)
+typedef struct SpecReader
 {
-	for (; *list; list++)
-		if (strcmp(s, *list) == 0)
-			return true;
-	return false;
+	const SpJsonDoc *doc;
+	MemoryContext keep;			/* the caller's: what the configuration keeps */
+	SpConfig   *cfg;
+	int		   *by_id;			/* operators in order of id, see index_ids() */
+	int			n_feeds;
+	int		   *fed_by;			/* per feed: connection feeding it, -1 the pipeline */
+} SpecReader;
+
+static void *
+keep_alloc0(SpecReader *r, Size size)
+{
+	return MemoryContextAllocZero(r->keep, size);
+}
+
+static char *
+keep_string(SpecReader *r, const SpJsonNode *v)
+{
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *s = sp_json_string(r->doc, v);
+
+	MemoryContextSwitchTo(old);
+	return s;
 }
 
 const char *
@@ -38,41 +74,284 @@ sp_port_type_name(SpPortType t)
 	return t == SP_PORT_BOOLEAN ? "boolean" : "number";
 }
 
+/* "a", "b" and "c" (conj "and"), or with "or" */
+static char *
+quoted_list(const char *const *names, int n, const char *conj)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&buf, "%s\"%s\"",
+						 i == 0 ? "" : i == n - 1 ? psprintf(" %s ", conj) : ", ",
+						 names[i]);
+	return buf.data;
+}
+
+static int
+list_length(const char *const *names)
+{
+	int			n = 0;
+
+	while (names[n])
+		n++;
+	return n;
+}
+
+/* ---- suggestions: the valid names closest to a misspelt one ---- */
+
+#define SUGGEST_MAX_LEN 64		/* longer names are never suggested */
+#define SUGGEST_MAX 3
+
+/*
+ * Edit distance between two names, ignoring case: inserting or deleting a
+ * character costs 1, swapping two adjacent ones 1, replacing one 2 (as much
+ * as deleting it and inserting another).  With insertions cheap, an
+ * abbreviation ("MovingAvg") comes closer to its full name ("MovingAverage")
+ * than to a name of its own length ("MovingSum").  la and lb are the
+ * lengths, at most SUGGEST_MAX_LEN.
+ */
+static int
+name_distance(const char *a, int la, const char *b, int lb)
+{
+	int			rows[3][SUGGEST_MAX_LEN + 1];
+	int		   *prev2 = rows[0],
+			   *prev = rows[1],
+			   *cur = rows[2];
+
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++)
+	{
+		char		ca = pg_ascii_tolower((unsigned char) a[i - 1]);
+		int		   *t;
+
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++)
+		{
+			char		cb = pg_ascii_tolower((unsigned char) b[j - 1]);
+			int			d = prev[j - 1] + (ca == cb ? 0 : 2);
+
+			d = Min(d, prev[j] + 1);
+			d = Min(d, cur[j - 1] + 1);
+			if (i > 1 && j > 1 && ca != cb &&
+				ca == pg_ascii_tolower((unsigned char) b[j - 2]) &&
+				pg_ascii_tolower((unsigned char) a[i - 2]) == cb)
+				d = Min(d, prev2[j - 2] + 1);
+			cur[j] = d;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+typedef struct Suggestion
+{
+	const char *input;
+	int			n;
+	const char *names[SUGGEST_MAX];
+	int			dist[SUGGEST_MAX];
+} Suggestion;
+
+static void
+suggest_init(Suggestion *s, const char *input)
+{
+	s->input = input;
+	s->n = 0;
+}
+
+/*
+ * Keep name if it is among the closest so far, and close at all: within a
+ * third of the longer name's length.  Ties keep the order of consideration.
+ */
+static void
+suggest_consider(Suggestion *s, const char *name)
+{
+	int			la = strnlen(s->input, SUGGEST_MAX_LEN + 1),
+				lb = strnlen(name, SUGGEST_MAX_LEN + 1);
+	int			d,
+				i;
+
+	if (la > SUGGEST_MAX_LEN || lb > SUGGEST_MAX_LEN)
+		return;
+	d = name_distance(s->input, la, name, lb);
+	if (d > Max(la, lb) / 3)
+		return;
+	for (i = s->n; i > 0 && s->dist[i - 1] > d; i--)
+	{
+		if (i < SUGGEST_MAX)
+		{
+			s->names[i] = s->names[i - 1];
+			s->dist[i] = s->dist[i - 1];
+		}
+	}
+	if (i < SUGGEST_MAX)
+	{
+		s->names[i] = name;
+		s->dist[i] = d;
+		s->n = Min(s->n + 1, SUGGEST_MAX);
+	}
+}
+
+/* errhint() naming the suggestions, else the fallback hint (may be NULL). */
+static int
+errhint_suggestion(const Suggestion *s, const char *otherwise)
+{
+	/* an exact match but for case outranks every other */
+	int			n = (s->n > 0 && s->dist[0] == 0) ? 1 : s->n;
+
+	if (n > 0)
+		return errhint("Did you mean %s?", quoted_list(s->names, n, "or"));
+	if (otherwise)
+		return errhint("%s", otherwise);
+	return 0;
+}
+
+/* ---- members ---- */
+
+/* The hint for an unrecognized parameter when none is close. */
+static const char *
+parameters_hint(const SpOpType *t)
+{
+	const char *names[64];
+	int			n = 0;
+
+	for (const SpParamDef *d = t->params; d->name && n < lengthof(names); d++)
+		names[n++] = d->name;
+	if (n == 0)
+		return psprintf("Operator type %s takes no parameters.", t->name);
+	if (n == 1)
+		return psprintf("The only parameter of %s is %s.", t->name, quoted_list(names, n, "and"));
+	return psprintf("The parameters of %s are %s.", t->name, quoted_list(names, n, "and"));
+}
+
+/* What an object with members to check is. */
+typedef enum MemberOwner
+{
+	OWNER_PIPELINE,
+	OWNER_CONNECTION,
+	OWNER_OPERATOR				/* its type's parameters are members too */
+} MemberOwner;
+
+/*
+ * Refuse the first member of obj whose name is neither in names nor, for an
+ * operator of type t, one of its parameters.  The hint is the closest valid
+ * name, else the list of valid names.
+ */
+static void
+check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
+			  MemberOwner owner, const SpOpType *t)
+{
+	const SpParamDef *params = owner == OWNER_OPERATOR ? t->params : NULL;
+
+	for (const SpJsonNode *k = sp_json_first(obj); k; k = sp_json_next(obj, k))
+	{
+		bool		known = false;
+		Suggestion s;
+
+		for (int i = 0; !known && names[i]; i++)
+			known = sp_json_string_eq(r->doc, k, names[i]);
+		for (const SpParamDef *d = params; !known && d && d->name; d++)
+			known = sp_json_string_eq(r->doc, k, d->name);
+		if (known)
+			continue;
+
+		suggest_init(&s, sp_json_string(r->doc, k));
+		for (int i = 0; names[i]; i++)
+			suggest_consider(&s, names[i]);
+		for (const SpParamDef *d = params; d && d->name; d++)
+			suggest_consider(&s, d->name);
+		switch (owner)
+		{
+			case OWNER_PIPELINE:
+				spec_error(errmsg("unrecognized pipeline field \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, psprintf("The fields of a pipeline are %s.",
+														   quoted_list(names, list_length(names), "and"))));
+				break;
+			case OWNER_CONNECTION:
+				spec_error(errmsg("unrecognized connection field \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, psprintf("The fields of a connection are %s.",
+														   quoted_list(names, list_length(names), "and"))));
+				break;
+			case OWNER_OPERATOR:
+				spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, parameters_hint(t)));
+				break;
+		}
+	}
+}
+
+/* A string member, or NULL when absent and not required. */
+static const SpJsonNode *
+string_member(SpecReader *r, const SpJsonNode *obj, const char *key, bool required)
+{
+	const SpJsonNode *j = sp_json_get(r->doc, obj, key);
+
+	if (j == NULL)
+	{
+		if (required)
+			spec_error(errmsg("\"%s\" is required", key));
+		return NULL;
+	}
+	if (sp_json_kind(j) != SPJ_STRING)
+		spec_error(errmsg("\"%s\" must be a string, not %s",
+						  key, sp_json_kind_name(sp_json_kind(j))));
+	return j;
+}
+
 /* ---- port lists and port names ---- */
 
 static int
-read_port_types(const SpJson *j, const char *field, SpPortType **out)
+read_port_types(SpecReader *r, const SpJsonNode *j, const char *field, SpPortType **out)
 {
-	if (j->kind != SPJ_ARRAY)
-		SPEC_ERROR("\"%s\" must be an array of port types", field);
-	if (j->n == 0)
-		SPEC_ERROR("\"%s\" must not be empty", field);
-	if (j->n > SP_MAX_PORTS)
-		SPEC_ERROR("\"%s\" has %d ports; at most %d are allowed",
-				   field, j->n, SP_MAX_PORTS);
-	*out = palloc(sizeof(SpPortType) * j->n);
-	for (int i = 0; i < j->n; i++)
-	{
-		const SpJson *e = j->items[i];
+	int			n,
+				i = 0;
 
-		if (e->kind != SPJ_STRING)
-			SPEC_ERROR("\"%s\" element %d must be a string", field, i + 1);
-		if (strcmp(e->str, "number") == 0)
+	if (sp_json_kind(j) != SPJ_ARRAY)
+		spec_error(errmsg("\"%s\" must be an array of port types", field));
+	n = sp_json_count(j);
+	if (n == 0)
+		spec_error(errmsg("\"%s\" must not be empty", field));
+	if (n > SP_MAX_PORTS)
+		spec_error(errmsg("too many ports in \"%s\"", field),
+				   errdetail("It lists %d ports; at most %d are allowed.", n, SP_MAX_PORTS));
+	*out = keep_alloc0(r, sizeof(SpPortType) * n);
+	for (const SpJsonNode *e = sp_json_first(j); e; e = sp_json_next(j, e), i++)
+	{
+		char	   *name;
+		Suggestion s;
+
+		if (sp_json_kind(e) != SPJ_STRING)
+			spec_error(errmsg("port type must be a string, not %s",
+							  sp_json_kind_name(sp_json_kind(e))),
+					   errcontext("element %d of \"%s\"", i + 1, field));
+		if (sp_json_string_eq(r->doc, e, "number"))
 			(*out)[i] = SP_PORT_NUMBER;
-		else if (strcmp(e->str, "boolean") == 0)
+		else if (sp_json_string_eq(r->doc, e, "boolean"))
 			(*out)[i] = SP_PORT_BOOLEAN;
-		else if (strcmp(e->str, "vector_number") == 0 ||
-				 strcmp(e->str, "vector_boolean") == 0)
+		else if (sp_json_string_eq(r->doc, e, "vector_number") ||
+				 sp_json_string_eq(r->doc, e, "vector_boolean"))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("\"%s\" element %d: port type \"%s\" is not supported",
-							field, i + 1, e->str),
-					 errhint("Use \"number\" or \"boolean\".")));
+					 errmsg("port type \"%s\" is not supported",
+							sp_json_string(r->doc, e)),
+					 errhint("Use \"number\" or \"boolean\"."),
+					 errcontext("element %d of \"%s\"", i + 1, field)));
 		else
-			SPEC_ERROR("\"%s\" element %d: unknown port type \"%s\"",
-					   field, i + 1, e->str);
+		{
+			name = sp_json_string(r->doc, e);
+			suggest_init(&s, name);
+			for (int k = 0; port_type_names[k]; k++)
+				suggest_consider(&s, port_type_names[k]);
+			spec_error(errmsg("unrecognized port type \"%s\"", sp_json_shown(name)),
+					   errhint_suggestion(&s, "Use \"number\" or \"boolean\"."),
+					   errcontext("element %d of \"%s\"", i + 1, field));
+		}
 	}
-	return j->n;
+	return n;
 }
 
 /*
@@ -97,114 +376,179 @@ parse_port(const char *s, char prefix, int limit)
 	return n - 1;
 }
 
-static const char *
-string_member(const SpJson *obj, const char *key, const char *ctx, bool required)
-{
-	const SpJson *j = sp_json_get(obj, key);
-
-	if (j == NULL)
-	{
-		if (required)
-			SPEC_ERROR("%s: \"%s\" is required", ctx, key);
-		return NULL;
-	}
-	if (j->kind != SPJ_STRING)
-		SPEC_ERROR("%s: \"%s\" must be a string, not %s",
-				   ctx, key, sp_json_kind_name(j->kind));
-	return j->str;
-}
-
 /* ---- operators ---- */
 
+/* Where an error arises while one operator is read. */
+typedef struct OperatorPlace
+{
+	int			index;
+	const char *id;				/* NULL until known */
+	const SpOpType *type;		/* NULL until known */
+} OperatorPlace;
+
 static void
-read_param(SpOperator *op, const SpParamDef *d, const SpJson *j)
+operator_context(void *arg)
+{
+	const OperatorPlace *p = arg;
+
+	if (p->id == NULL)
+		errcontext("element %d of \"operators\"", p->index + 1);
+	else if (p->type == NULL)
+		errcontext("operator \"%s\"", p->id);
+	else
+		errcontext("operator \"%s\" (%s)", p->id, p->type->name);
+}
+
+static void
+read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode *j)
 {
 	char	   *field = (char *) &op->params + d->offset;
+	SpJsonKind	kind = sp_json_kind(j);
 	int32		ival;
+	double		num;
 
 	switch (d->kind)
 	{
 		case SP_PARAM_INT:
-			if (j->kind != SPJ_NUMBER || j->num != floor(j->num) ||
-				j->num < d->min || j->num > d->max)
-				SPEC_ERROR("operator \"%s\": \"%s\" must be an integer between %.0f and %.0f",
-						   op->id, d->name, d->min, d->max);
-			ival = (int32) j->num;
+			num = kind == SPJ_NUMBER ? sp_json_number(r->doc, j) : NAN;
+			if (!(num == floor(num) && num >= d->min && num <= d->max))
+				spec_error(errmsg("\"%s\" must be an integer between %.0f and %.0f",
+								  d->name, d->min, d->max));
+			ival = (int32) num;
 			memcpy(field, &ival, sizeof(ival));
 			break;
 		case SP_PARAM_FLOAT:
-			if (j->kind != SPJ_NUMBER)
-				SPEC_ERROR("operator \"%s\": \"%s\" must be a number",
-						   op->id, d->name);
-			memcpy(field, &j->num, sizeof(double));
+			if (kind != SPJ_NUMBER)
+				spec_error(errmsg("\"%s\" must be a number, not %s",
+								  d->name, sp_json_kind_name(kind)));
+			num = sp_json_number(r->doc, j);
+			memcpy(field, &num, sizeof(double));
 			break;
 		case SP_PARAM_VECTOR:
 			{
+				int			n = kind == SPJ_ARRAY ? sp_json_count(j) : -1;
+				int			i = 0;
 				double	   *v;
 
-				if (j->kind != SPJ_ARRAY || j->n < d->min || j->n > d->max)
-					SPEC_ERROR("operator \"%s\": \"%s\" must be an array of %.0f to %.0f numbers",
-							   op->id, d->name, d->min, d->max);
-				v = palloc(sizeof(double) * Max(j->n, 1));
-				for (int i = 0; i < j->n; i++)
+				if (n < d->min || n > d->max)
+					spec_error(errmsg("\"%s\" must be an array of %.0f to %.0f numbers",
+									  d->name, d->min, d->max));
+				v = keep_alloc0(r, sizeof(double) * Max(n, 1));
+				for (const SpJsonNode *e = sp_json_first(j); e; e = sp_json_next(j, e), i++)
 				{
-					if (j->items[i]->kind != SPJ_NUMBER)
-						SPEC_ERROR("operator \"%s\": \"%s\" element %d must be a number",
-								   op->id, d->name, i + 1);
-					v[i] = j->items[i]->num;
+					if (sp_json_kind(e) != SPJ_NUMBER)
+						spec_error(errmsg("element %d of \"%s\" must be a number, not %s",
+										  i + 1, d->name, sp_json_kind_name(sp_json_kind(e))));
+					v[i] = sp_json_number(r->doc, e);
 				}
 				op->params.vec[sp_param_vec_slot(d)] = v;
-				op->params.nvec[sp_param_vec_slot(d)] = j->n;
+				op->params.nvec[sp_param_vec_slot(d)] = n;
 				break;
 			}
 		case SP_PARAM_CHOICE:
-			{
-				StringInfoData words;
-
-				for (ival = 0; j->kind == SPJ_STRING && d->choices[ival]; ival++)
-					if (strcmp(d->choices[ival], j->str) == 0)
-					{
-						memcpy(field, &ival, sizeof(ival));
-						return;
-					}
-				initStringInfo(&words);
-				for (int k = 0; d->choices[k]; k++)
-					appendStringInfo(&words, "%s\"%s\"", k ? ", " : "", d->choices[k]);
-				SPEC_ERROR("operator \"%s\": \"%s\" must be one of %s",
-						   op->id, d->name, words.data);
-			}
+			for (ival = 0; kind == SPJ_STRING && d->choices[ival]; ival++)
+				if (sp_json_string_eq(r->doc, j, d->choices[ival]))
+				{
+					memcpy(field, &ival, sizeof(ival));
+					return;
+				}
+			spec_error(errmsg("\"%s\" must be %s", d->name,
+							  quoted_list(d->choices, list_length(d->choices), "or")));
 	}
 }
 
+/*
+ * A member close to "type" in an operator that has none is a misspelt
+ * "type", and is reported as unrecognized rather than "type" as missing.
+ */
 static void
-read_operator(SpOperator *op, const SpJson *j, int index)
+check_misspelt_type(SpecReader *r, const SpJsonNode *j)
 {
-	const SpJson *idj;
-	const char *type;
+	for (const SpJsonNode *k = sp_json_first(j); k; k = sp_json_next(j, k))
+	{
+		Suggestion s;
+
+		if (sp_json_string_eq(r->doc, k, "id"))
+			continue;
+		suggest_init(&s, sp_json_string(r->doc, k));
+		suggest_consider(&s, "type");
+		if (s.n > 0)
+			spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
+					   errhint_suggestion(&s, NULL));
+	}
+}
+
+/*
+ * One operator; single: the whole spec is this operator (the shorthand), so
+ * "Pipeline" is a type it could have meant.
+ */
+static void
+read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, bool single)
+{
+	OperatorPlace place = {index, NULL, NULL};
+	ErrorContextCallback callback;
+	const SpJsonNode *idj;
+	const SpJsonNode *typej;
+	char	   *type;
 	const char *msg;
 
-	if (j->kind != SPJ_OBJECT)
-		SPEC_ERROR("\"operators\" element %d must be an object", index + 1);
-	idj = sp_json_get(j, "id");
-	if (idj != NULL && (idj->kind != SPJ_STRING || idj->str[0] == '\0'))
-		SPEC_ERROR("\"operators\" element %d: \"id\" must be a non-empty string",
-				   index + 1);
-	op->id = idj ? pstrdup(idj->str) : psprintf("op%d", index + 1);
-	type = string_member(j, "type", psprintf("operator \"%s\"", op->id), true);
+	callback.callback = operator_context;
+	callback.arg = &place;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+
+	if (sp_json_kind(j) != SPJ_OBJECT)
+		spec_error(errmsg("operator must be a JSON object, not %s",
+						  sp_json_kind_name(sp_json_kind(j))));
+	idj = sp_json_get(r->doc, j, "id");
+	if (idj != NULL && (sp_json_kind(idj) != SPJ_STRING || sp_json_string_eq(r->doc, idj, "")))
+		spec_error(errmsg("\"id\" must be a non-empty string"));
+	if (idj != NULL && sp_json_string_length(r->doc, idj) > SPEC_MAX_ID_LEN)
+		spec_error(errmsg("operator id is too long"),
+				   errdetail("It has %d bytes; at most %d are allowed.",
+							 sp_json_string_length(r->doc, idj), SPEC_MAX_ID_LEN));
+	if (idj)
+		op->id = keep_string(r, idj);
+	else
+		op->id = MemoryContextStrdup(r->keep, psprintf("op%d", index + 1));
+	place.id = op->id;
+
+	if (sp_json_get(r->doc, j, "type") == NULL)
+		check_misspelt_type(r, j);
+	typej = string_member(r, j, "type", true);
+	type = sp_json_string(r->doc, typej);
 	op->type = sp_find_op_type(type);
 	if (op->type == NULL)
-		SPEC_ERROR("operator \"%s\": unknown operator type \"%s\"", op->id, type);
+	{
+		Suggestion s;
+		const SpOpType *t;
 
+		suggest_init(&s, type);
+		if (single)
+			suggest_consider(&s, "Pipeline");
+		for (int i = 0; (t = sp_op_type_at(i)) != NULL; i++)
+			suggest_consider(&s, t->name);
+		spec_error(errmsg("unrecognized operator type \"%s\"", sp_json_shown(type)),
+				   errhint_suggestion(&s, NULL));
+	}
+	place.type = op->type;
+
+	check_members(r, j, operator_fields, OWNER_OPERATOR, op->type);
+	/* what is given, then what is missing */
 	for (const SpParamDef *d = op->type->params; d->name; d++)
 	{
-		const SpJson *pj = sp_json_get(j, d->name);
+		const SpJsonNode *pj = sp_json_get(r->doc, j, d->name);
 
 		if (pj != NULL)
-			read_param(op, d, pj);
-		else if (d->required)
-			SPEC_ERROR("operator \"%s\": parameter \"%s\" is required",
-					   op->id, d->name);
-		else if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE)
+			read_param(r, op, d, pj);
+	}
+	for (const SpParamDef *d = op->type->params; d->name; d++)
+	{
+		if (sp_json_get(r->doc, j, d->name) != NULL)
+			continue;
+		if (d->required)
+			spec_error(errmsg("parameter \"%s\" is required", d->name));
+		if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE)
 		{
 			int32		v = (int32) d->dflt;
 
@@ -213,150 +557,238 @@ read_operator(SpOperator *op, const SpJson *j, int index)
 		else if (d->kind == SP_PARAM_FLOAT)
 			memcpy((char *) &op->params + d->offset, &d->dflt, sizeof(double));
 	}
-	for (int i = 0; i < j->n; i++)
-	{
-		bool		known = strcmp(j->keys[i], "type") == 0 ||
-			strcmp(j->keys[i], "id") == 0;
-
-		for (const SpParamDef *d = op->type->params; !known && d->name; d++)
-			known = strcmp(j->keys[i], d->name) == 0;
-		if (!known)
-			SPEC_ERROR("operator \"%s\": unknown parameter \"%s\" for %s",
-					   op->id, j->keys[i], op->type->name);
-	}
 	if (op->type->check_params &&
 		(msg = op->type->check_params(&op->params)) != NULL)
-		SPEC_ERROR("operator \"%s\": %s", op->id, msg);
+		spec_error(errmsg("%s", msg));
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
+	error_context_stack = callback.previous;
+}
+
+/*
+ * Operators in order of id (stable), so that duplicates are found and ids
+ * looked up in O(log n) comparisons each, rather than one comparison per
+ * operator for each of up to 16384 connections.
+ */
+static void
+index_ids(SpecReader *r)
+{
+	const SpConfig *cfg = r->cfg;
+	int		   *a = palloc(sizeof(int) * cfg->n_ops),
+			   *b = palloc(sizeof(int) * cfg->n_ops);
+
+	for (int i = 0; i < cfg->n_ops; i++)
+		a[i] = i;
+	for (int width = 1; width < cfg->n_ops; width *= 2)
+	{
+		int		   *t;
+
+		for (int lo = 0; lo < cfg->n_ops; lo += 2 * width)
+		{
+			int			mid = Min(lo + width, cfg->n_ops),
+						hi = Min(lo + 2 * width, cfg->n_ops),
+						i = lo,
+						j = mid,
+						k = lo;
+
+			while (i < mid && j < hi)
+				b[k++] = strcmp(cfg->ops[a[j]].id, cfg->ops[a[i]].id) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	r->by_id = a;
 }
 
 static int
-find_op(const SpConfig *cfg, const char *id)
+find_op(const SpecReader *r, const char *id)
 {
-	for (int i = 0; i < cfg->n_ops; i++)
-		if (strcmp(cfg->ops[i].id, id) == 0)
-			return i;
+	int			lo = 0,
+				hi = r->cfg->n_ops;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = strcmp(r->cfg->ops[r->by_id[mid]].id, id);
+
+		if (c == 0)
+			return r->by_id[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
+/* The operator a string member names; field is the member, for the message. */
 static int
-require_op(const SpConfig *cfg, const char *id, const char *field)
+require_op(SpecReader *r, const char *id, const char *field)
 {
-	int			i = find_op(cfg, id);
+	int			i = find_op(r, id);
 
 	if (i < 0)
-		SPEC_ERROR("%s names unknown operator \"%s\"", field, id);
+	{
+		Suggestion s;
+
+		suggest_init(&s, id);
+		for (int k = 0; k < r->cfg->n_ops; k++)
+			suggest_consider(&s, r->cfg->ops[k].id);
+		spec_error(errmsg("operator \"%s\" named in \"%s\" does not exist", sp_json_shown(id), field),
+				   errhint_suggestion(&s, NULL));
+	}
 	return i;
 }
 
 /* ---- wiring ---- */
 
 static void
-read_connections(SpConfig *cfg, const SpJson *j)
+connection_context(void *arg)
 {
-	if (j->kind != SPJ_ARRAY)
-		SPEC_ERROR("\"connections\" must be an array");
-	cfg->n_conns = j->n;
-	cfg->conns = palloc0(sizeof(SpConnection) * Max(j->n, 1));
-	for (int c = 0; c < j->n; c++)
+	errcontext("connection %d", *(const int *) arg + 1);
+}
+
+static void
+read_connections(SpecReader *r, const SpJsonNode *j)
+{
+	SpConfig   *cfg = r->cfg;
+	ErrorContextCallback callback;
+	int			c = 0;
+
+	if (sp_json_kind(j) != SPJ_ARRAY)
+		spec_error(errmsg("\"connections\" must be an array, not %s",
+						  sp_json_kind_name(sp_json_kind(j))));
+
+	/*
+	 * Each connection feeds a port no other feeds, so a list longer than the
+	 * ports is refused before its end; room for the ports is enough.
+	 */
+	cfg->conns = keep_alloc0(r, sizeof(SpConnection) * Max(Min(sp_json_count(j), r->n_feeds), 1));
+
+	callback.callback = connection_context;
+	callback.arg = &c;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	for (const SpJsonNode *cj = sp_json_first(j); cj; cj = sp_json_next(j, cj), c++)
 	{
-		const SpJson *cj = j->items[c];
-		char	   *ctx = psprintf("connection %d", c + 1);
-		const char *fp,
+		const SpJsonNode *fp,
 				   *tp;
-		SpConnection *conn = &cfg->conns[c];
 		const SpOperator *from,
 				   *to;
+		int			from_i,
+					to_i,
+					to_port;
 		SpSource   *feed;
 
-		if (cj->kind != SPJ_OBJECT)
-			SPEC_ERROR("%s must be an object", ctx);
-		for (int k = 0; k < cj->n; k++)
-			if (!in_list(cj->keys[k], (const char *const[]) {"from", "to", "fromPort", "toPort", NULL}))
-				SPEC_ERROR("%s: unknown field \"%s\"", ctx, cj->keys[k]);
-		conn->from = require_op(cfg, string_member(cj, "from", ctx, true),
-								psprintf("%s: \"from\"", ctx));
-		conn->to = require_op(cfg, string_member(cj, "to", ctx, true),
-							  psprintf("%s: \"to\"", ctx));
-		from = &cfg->ops[conn->from];
-		to = &cfg->ops[conn->to];
-		fp = string_member(cj, "fromPort", ctx, false);
-		tp = string_member(cj, "toPort", ctx, false);
-		if (fp && parse_port(fp, 'o', 1) != 0)
-			SPEC_ERROR("%s: operator \"%s\" has no output port \"%s\"",
-					   ctx, from->id, fp);
-		conn->to_port = tp ? parse_port(tp, 'i', to->nin) : 0;
-		if (conn->to_port < 0)
-			SPEC_ERROR("%s: operator \"%s\" has no input port \"%s\"",
-					   ctx, to->id, tp);
+		if (sp_json_kind(cj) != SPJ_OBJECT)
+			spec_error(errmsg("connection must be a JSON object, not %s",
+							  sp_json_kind_name(sp_json_kind(cj))));
+		check_members(r, cj, connection_fields, OWNER_CONNECTION, NULL);
+		from_i = require_op(r, sp_json_string(r->doc, string_member(r, cj, "from", true)), "from");
+		to_i = require_op(r, sp_json_string(r->doc, string_member(r, cj, "to", true)), "to");
+		from = &cfg->ops[from_i];
+		to = &cfg->ops[to_i];
+		fp = string_member(r, cj, "fromPort", false);
+		tp = string_member(r, cj, "toPort", false);
+		if (fp && parse_port(sp_json_string(r->doc, fp), 'o', 1) != 0)
+			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
+							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
+					   errdetail("Every operator has one output port, \"o1\"."));
+		to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', to->nin) : 0;
+		if (to_port < 0)
+			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
+							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
+										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
+										to->nin, to->id, to->nin, to->nin));
 		if (from->type->out_type != to->type->in_type)
-			SPEC_ERROR("%s: cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
-					   ctx, sp_port_type_name(from->type->out_type), from->id,
-					   sp_port_type_name(to->type->in_type), to->id);
-		feed = &cfg->feeds[to->first_feed + conn->to_port];
+			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
+							  sp_port_type_name(from->type->out_type), from->id,
+							  sp_port_type_name(to->type->in_type), to->id),
+					   from->type->out_type == SP_PORT_BOOLEAN ?
+					   errhint("Put a BooleanToNumber operator between them.") : 0);
+		feed = &cfg->feeds[to->first_feed + to_port];
 		if (feed->op != -2)
-			SPEC_ERROR("%s: input port i%d of operator \"%s\" is already fed",
-					   ctx, conn->to_port + 1, to->id);
-		feed->op = conn->from;
-		feed->port = 0;
-		cfg->ops[conn->from].feeds_ops = true;
-	}
-}
-
-static void
-read_output_mappings(SpConfig *cfg, const SpJson *j)
-{
-	int			n = 0;
-
-	if (j->kind != SPJ_OBJECT)
-		SPEC_ERROR("\"outputMappings\" must be an object");
-	for (int m = 0; m < j->n; m++)
-	{
-		char	   *ctx = psprintf("\"outputMappings\" of operator \"%s\"", j->keys[m]);
-		int			op = require_op(cfg, j->keys[m], "\"outputMappings\"");
-		const SpJson *pm = j->items[m];
-
-		if (pm->kind != SPJ_OBJECT || pm->n == 0)
-			SPEC_ERROR("%s must be a non-empty object of port names", ctx);
-		for (int k = 0; k < pm->n; k++)
 		{
-			const SpOpType *t = cfg->ops[op].type;
-			int			port;
+			int			by = r->fed_by[to->first_feed + to_port];
 
-			if (parse_port(pm->keys[k], 'o', 1) != 0)
-				SPEC_ERROR("%s: operator has no output port \"%s\"", ctx, pm->keys[k]);
-			if (pm->items[k]->kind != SPJ_STRING)
-				SPEC_ERROR("%s: pipeline output port must be a string such as \"o1\"", ctx);
-			port = parse_port(pm->items[k]->str, 'o', cfg->n_out);
-			if (port < 0)
-				SPEC_ERROR("%s: pipeline output port \"%s\" does not exist (the pipeline has %d output port%s)",
-						   ctx, pm->items[k]->str, cfg->n_out, cfg->n_out == 1 ? "" : "s");
-			if (cfg->out_op[port] >= 0)
-				SPEC_ERROR("%s: pipeline output port \"o%d\" is already mapped",
-						   ctx, port + 1);
-			if (t->out_type != cfg->out_types[port])
-				SPEC_ERROR("%s: cannot map a %s output to %s pipeline port \"o%d\"",
-						   ctx, sp_port_type_name(t->out_type),
-						   sp_port_type_name(cfg->out_types[port]), port + 1);
-			cfg->out_op[port] = op;
-			cfg->map_order[n++] = port;
+			spec_error(errmsg("input port \"i%d\" of operator \"%s\" is fed twice",
+							  to_port + 1, to->id),
+					   by < 0 ?
+					   errdetail("Pipeline input port %d feeds it, as \"%s\" is the entry operator.",
+								 feed->port + 1, to->id) :
+					   errdetail("Connection %d feeds it already.", by + 1));
 		}
+		feed->op = from_i;
+		feed->port = 0;
+		r->fed_by[to->first_feed + to_port] = c;
+		cfg->ops[from_i].feeds_ops = true;
+		cfg->conns[c].from = from_i;
+		cfg->conns[c].to = to_i;
+		cfg->conns[c].to_port = to_port;
 	}
-	for (int p = 0; p < cfg->n_out; p++)
-		if (cfg->out_op[p] < 0)
-			SPEC_ERROR("pipeline output port \"o%d\" has no entry in \"outputMappings\"",
-					   p + 1);
+	error_context_stack = callback.previous;
+	cfg->n_conns = c;
 }
 
-/* Kahn's algorithm; what is left over lies on a cycle. */
-static void
-order_operators(SpConfig *cfg)
+/* "a" -> "b" -> "a": a cycle through operators left over by Kahn's algorithm. */
+static char *
+describe_cycle(const SpConfig *cfg, const int *indeg)
 {
+	int		   *pred = palloc(sizeof(int) * cfg->n_ops);
+	int		   *cycle = palloc(sizeof(int) * cfg->n_ops);
+	int			v = -1,
+				n = 0,
+				first = 0;
+	StringInfoData buf;
+
+	/* every leftover operator is fed by a leftover operator */
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		pred[i] = -1;
+		for (int c = 0; indeg[i] > 0 && c < cfg->n_conns && pred[i] < 0; c++)
+			if (cfg->conns[c].to == i && indeg[cfg->conns[c].from] > 0)
+				pred[i] = cfg->conns[c].from;
+		if (v < 0 && indeg[i] > 0)
+			v = i;
+	}
+	/* n_ops steps back from a leftover operator land on a cycle */
+	for (int k = 0; k < cfg->n_ops; k++)
+	{
+		Assert(v >= 0);
+		v = pred[v];
+	}
+	for (int u = v;; u = pred[u])
+	{
+		cycle[n++] = u;			/* walking backwards */
+		if (pred[u] == v)
+			break;
+	}
+	/* print forwards, from the cycle's first operator in spec order */
+	for (int k = 1; k < n; k++)
+		if (cycle[k] < cycle[first])
+			first = k;
+	initStringInfo(&buf);
+	for (int k = 0; k <= n; k++)
+		appendStringInfo(&buf, "%s\"%s\"", k ? " -> " : "",
+						 cfg->ops[cycle[((first - k) % n + n) % n]].id);
+	return buf.data;
+}
+
+/* Kahn's algorithm; what is left over lies on a cycle or after one. */
+static void
+order_operators(SpecReader *r)
+{
+	SpConfig   *cfg = r->cfg;
 	int		   *indeg = palloc0(sizeof(int) * cfg->n_ops);
 	int			head = 0,
 				tail = 0;
 
-	cfg->order = palloc(sizeof(int) * cfg->n_ops);
+	cfg->order = keep_alloc0(r, sizeof(int) * cfg->n_ops);
 	for (int c = 0; c < cfg->n_conns; c++)
 		indeg[cfg->conns[c].to]++;
 	for (int i = 0; i < cfg->n_ops; i++)
@@ -371,48 +803,156 @@ order_operators(SpConfig *cfg)
 				cfg->order[tail++] = cfg->conns[c].to;
 	}
 	if (tail < cfg->n_ops)
-		for (int i = 0; i < cfg->n_ops; i++)
-			if (indeg[i] > 0)
-				SPEC_ERROR("\"connections\" form a cycle through operator \"%s\"",
-						   cfg->ops[i].id);
+		spec_error(errmsg("\"connections\" form a cycle"),
+				   errdetail("The cycle is %s.", describe_cycle(cfg, indeg)));
+}
+
+static void
+mapping_context(void *arg)
+{
+	errcontext("output mapping of operator \"%s\"", *(const char **) arg);
+}
+
+static void
+read_output_mappings(SpecReader *r, const SpJsonNode *j)
+{
+	SpConfig   *cfg = r->cfg;
+	ErrorContextCallback callback;
+	const char *opname = NULL;
+	int			n = 0;
+
+	if (sp_json_kind(j) != SPJ_OBJECT)
+		spec_error(errmsg("\"outputMappings\" must be a JSON object, not %s",
+						  sp_json_kind_name(sp_json_kind(j))));
+	callback.callback = mapping_context;
+	callback.arg = &opname;
+	callback.previous = error_context_stack;
+	for (const SpJsonNode *k = sp_json_first(j); k; k = sp_json_next(j, k))
+	{
+		const SpJsonNode *pm = sp_json_value(k);
+		int			op;
+		const SpOpType *t;
+
+		opname = sp_json_string(r->doc, k);
+		op = require_op(r, opname, "outputMappings");
+		t = cfg->ops[op].type;
+		error_context_stack = &callback;
+		if (sp_json_kind(pm) != SPJ_OBJECT || sp_json_first(pm) == NULL)
+			spec_error(errmsg("output mapping must be a non-empty JSON object"),
+					   errhint("Map the operator's output port to a pipeline output port, as in {\"o1\": \"o1\"}."));
+		for (const SpJsonNode *pk = sp_json_first(pm); pk; pk = sp_json_next(pm, pk))
+		{
+			const SpJsonNode *pv = sp_json_value(pk);
+			char	   *name = sp_json_string(r->doc, pk);
+			int			port;
+
+			if (parse_port(name, 'o', 1) != 0)
+				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
+						   errdetail("Every operator has one output port, \"o1\"."));
+			if (sp_json_kind(pv) != SPJ_STRING)
+				spec_error(errmsg("pipeline output port must be a string such as \"o1\", not %s",
+								  sp_json_kind_name(sp_json_kind(pv))));
+			name = sp_json_string(r->doc, pv);
+			port = parse_port(name, 'o', cfg->n_out);
+			if (port < 0)
+				spec_error(errmsg("pipeline output port \"%s\" does not exist", sp_json_shown(name)),
+						   errdetail_plural("The pipeline has %d output port.",
+											"The pipeline has %d output ports.",
+											cfg->n_out, cfg->n_out));
+			if (cfg->out_op[port] >= 0)
+				spec_error(errmsg("pipeline output port \"o%d\" is mapped twice", port + 1),
+						   errdetail("Operator \"%s\" is mapped to it already.",
+									 cfg->ops[cfg->out_op[port]].id));
+			if (t->out_type != cfg->out_types[port])
+				spec_error(errmsg("cannot map a %s output to %s pipeline output port \"o%d\"",
+								  sp_port_type_name(t->out_type),
+								  sp_port_type_name(cfg->out_types[port]), port + 1),
+						   t->out_type == SP_PORT_BOOLEAN ?
+						   errhint("Put a BooleanToNumber operator after operator \"%s\".", opname) : 0);
+			cfg->out_op[port] = op;
+			cfg->map_order[n++] = port;
+		}
+		error_context_stack = callback.previous;
+	}
+	for (int p = 0; p < cfg->n_out; p++)
+		if (cfg->out_op[p] < 0)
+			spec_error(errmsg("pipeline output port \"o%d\" is not mapped", p + 1),
+					   errdetail("Every pipeline output port needs an entry in \"outputMappings\"."));
 }
 
 /* ---- the whole spec ---- */
 
-/* The operators, laid out: data ports in feeds[], states in one block. */
+/*
+ * The operators, laid out: data ports in feeds[], states in one block.
+ * single: the spec is that one operator; else pipe holds "operators".
+ */
 static void
-read_operators(SpConfig *cfg, const SpJson *pipe, const SpJson *single_op)
+read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 {
-	const SpJson *ops_json = sp_json_get(pipe, "operators");
+	SpConfig   *cfg = r->cfg;
+	const SpJsonNode *ops_json = NULL;
+	const SpJsonNode *oj;
 	int			nfeeds = 0;
+	int			dup_first = -1,
+				dup_second = -1;
+	MemoryContext old;
 
-	if (single_op == NULL)
+	if (single == NULL)
 	{
+		ops_json = sp_json_get(r->doc, pipe, "operators");
 		if (ops_json == NULL)
-			SPEC_ERROR("pipeline spec: \"operators\" is required");
-		if (ops_json->kind != SPJ_ARRAY || ops_json->n == 0)
-			SPEC_ERROR("\"operators\" must be a non-empty array");
-		if (ops_json->n > SP_MAX_OPERATORS)
-			SPEC_ERROR("\"operators\" has %d operators; at most %d are allowed",
-					   ops_json->n, SP_MAX_OPERATORS);
+			spec_error(errmsg("\"operators\" is required"));
+		if (sp_json_kind(ops_json) != SPJ_ARRAY || sp_json_first(ops_json) == NULL)
+			spec_error(errmsg("\"operators\" must be a non-empty array"));
+		cfg->n_ops = sp_json_count(ops_json);
+		if (cfg->n_ops > SP_MAX_OPERATORS)
+			spec_error(errmsg("too many operators"),
+					   errdetail("The pipeline has %d operators; at most %d are allowed.",
+								 cfg->n_ops, SP_MAX_OPERATORS));
 	}
-	cfg->n_ops = single_op ? 1 : ops_json->n;
-	cfg->ops = palloc0(sizeof(SpOperator) * cfg->n_ops);
-	for (int i = 0; i < cfg->n_ops; i++)
+	else
+		cfg->n_ops = 1;
+	cfg->ops = keep_alloc0(r, sizeof(SpOperator) * cfg->n_ops);
+	oj = single ? single : sp_json_first(ops_json);
+	for (int i = 0; i < cfg->n_ops; i++, oj = single ? NULL : sp_json_next(ops_json, oj))
 	{
 		SpOperator *op = &cfg->ops[i];
 
-		read_operator(op, single_op ? single_op : ops_json->items[i], i);
-		for (int k = 0; k < i; k++)
-			if (strcmp(cfg->ops[k].id, op->id) == 0)
-				SPEC_ERROR("duplicate operator id \"%s\"", op->id);
+		read_operator(r, op, oj, i, single != NULL);
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
 	}
+	/*
+	 * Equal ids sit side by side, in spec order; the duplicate reported is
+	 * the one that comes first in the spec.
+	 */
+	index_ids(r);
+	for (int k = 1; k < cfg->n_ops; k++)
+	{
+		int			first = r->by_id[k - 1],
+					second = r->by_id[k];
+
+		if (strcmp(cfg->ops[first].id, cfg->ops[second].id) == 0 &&
+			(dup_second < 0 || second < dup_second))
+		{
+			dup_first = first;
+			dup_second = second;
+		}
+	}
+	if (dup_second >= 0)
+		spec_error(errmsg("duplicate operator id \"%s\"", cfg->ops[dup_second].id),
+				   errdetail("Elements %d and %d of \"operators\" have the same id.",
+							 dup_first + 1, dup_second + 1));
+
 	/* the total state is known now: refuse a pipeline too large at once */
+	old = MemoryContextSwitchTo(r->keep);
 	sp_config_layout(cfg);
-	cfg->feeds = palloc(sizeof(SpSource) * Max(nfeeds, 1));
+	MemoryContextSwitchTo(old);
+
+	cfg->feeds = keep_alloc0(r, sizeof(SpSource) * nfeeds);
+	r->n_feeds = nfeeds;
+	r->fed_by = palloc(sizeof(int) * nfeeds);
 	for (int f = 0; f < nfeeds; f++)
 		cfg->feeds[f].op = -2;	/* not fed yet */
 }
@@ -422,131 +962,158 @@ read_operators(SpConfig *cfg, const SpJson *pipe, const SpJson *single_op)
  * output; the data ports feed the entry operator's, in order.
  */
 static void
-read_ports(SpConfig *cfg, const SpJson *pipe)
+read_ports(SpecReader *r, const SpJsonNode *pipe)
 {
+	SpConfig   *cfg = r->cfg;
 	const SpOperator *entry_op = &cfg->ops[cfg->entry];
-	const SpJson *j;
+	const SpJsonNode *j;
 
-	if ((j = sp_json_get(pipe, "input_port_types")) != NULL)
-		cfg->n_in = read_port_types(j, "input_port_types", &cfg->in_types);
+	if ((j = sp_json_get(r->doc, pipe, "input_port_types")) != NULL)
+		cfg->n_in = read_port_types(r, j, "input_port_types", &cfg->in_types);
 	else
 	{
 		cfg->n_in = entry_op->nin;
-		cfg->in_types = palloc(sizeof(SpPortType) * cfg->n_in);
+		cfg->in_types = keep_alloc0(r, sizeof(SpPortType) * cfg->n_in);
 		for (int i = 0; i < cfg->n_in; i++)
 			cfg->in_types[i] = entry_op->type->in_type;
 	}
-	if ((j = sp_json_get(pipe, "output_port_types")) != NULL)
-		cfg->n_out = read_port_types(j, "output_port_types", &cfg->out_types);
+	if ((j = sp_json_get(r->doc, pipe, "output_port_types")) != NULL)
+		cfg->n_out = read_port_types(r, j, "output_port_types", &cfg->out_types);
 	else
 	{
 		cfg->n_out = 1;
-		cfg->out_types = palloc(sizeof(SpPortType));
+		cfg->out_types = keep_alloc0(r, sizeof(SpPortType));
 		cfg->out_types[0] = cfg->n_ops == 1 ? entry_op->type->out_type : SP_PORT_NUMBER;
 	}
 
 	if (entry_op->nin < cfg->n_in)
-		SPEC_ERROR("entry operator \"%s\" has %d data port%s, fewer than the pipeline's %d",
-				   entry_op->id, entry_op->nin, entry_op->nin == 1 ? "" : "s",
-				   cfg->n_in);
+		spec_error(errmsg("entry operator \"%s\" has fewer data ports than the pipeline",
+						  entry_op->id),
+				   errdetail_plural("Operator \"%s\" has %d data port; \"input_port_types\" lists %d.",
+									"Operator \"%s\" has %d data ports; \"input_port_types\" lists %d.",
+									entry_op->nin, entry_op->id, entry_op->nin, cfg->n_in));
 	for (int i = 0; i < cfg->n_in; i++)
 	{
 		if (cfg->in_types[i] != entry_op->type->in_type)
-			SPEC_ERROR("pipeline input port %d is %s but entry operator \"%s\" takes %s",
-					   i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
-					   sp_port_type_name(entry_op->type->in_type));
+			spec_error(errmsg("pipeline input port %d is %s, but entry operator \"%s\" takes %s",
+							  i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
+							  sp_port_type_name(entry_op->type->in_type)));
 		cfg->feeds[entry_op->first_feed + i].op = -1;
 		cfg->feeds[entry_op->first_feed + i].port = i;
+		r->fed_by[entry_op->first_feed + i] = -1;
 	}
 }
 
 /* Output mappings, or the default o1 -> o1 of a one-operator pipeline. */
 static void
-read_outputs(SpConfig *cfg, const SpJson *pipe)
+read_outputs(SpecReader *r, const SpJsonNode *pipe)
 {
-	const SpJson *j = sp_json_get(pipe, "outputMappings");
+	SpConfig   *cfg = r->cfg;
+	const SpJsonNode *j = sp_json_get(r->doc, pipe, "outputMappings");
 
-	cfg->out_op = palloc(sizeof(int) * cfg->n_out);
-	cfg->map_order = palloc(sizeof(int) * cfg->n_out);
+	cfg->out_op = keep_alloc0(r, sizeof(int) * cfg->n_out);
+	cfg->map_order = keep_alloc0(r, sizeof(int) * cfg->n_out);
 	for (int p = 0; p < cfg->n_out; p++)
 		cfg->out_op[p] = -1;
 	if (j)
-		read_output_mappings(cfg, j);
+		read_output_mappings(r, j);
 	else if (cfg->n_ops == 1 && cfg->n_out == 1)
 	{
 		if (cfg->ops[0].type->out_type != cfg->out_types[0])
-			SPEC_ERROR("operator \"%s\" has a %s output but pipeline output port \"o1\" is %s",
-					   cfg->ops[0].id, sp_port_type_name(cfg->ops[0].type->out_type),
-					   sp_port_type_name(cfg->out_types[0]));
+			spec_error(errmsg("operator \"%s\" has a %s output, but pipeline output port \"o1\" is %s",
+							  cfg->ops[0].id, sp_port_type_name(cfg->ops[0].type->out_type),
+							  sp_port_type_name(cfg->out_types[0])));
 		cfg->out_op[0] = 0;
 		cfg->map_order[0] = 0;
 	}
 	else
-		SPEC_ERROR("pipeline spec: \"outputMappings\" is required unless there is one operator and one output port");
+		spec_error(errmsg("\"outputMappings\" is required"),
+				   errdetail("Only a pipeline of one operator and one output port maps it by default."));
 }
 
 static SpConfig *
-spec_from_json(const SpJson *doc)
+read_spec(SpecReader *r, const SpJsonNode *doc)
 {
-	SpConfig   *cfg = palloc0(sizeof(SpConfig));
-	const SpJson *pipe = doc;	/* the pipeline's members; NULL for shorthand */
-	const SpJson *single_op = NULL;
-	const SpJson *j;
-	const char *type;
-	const char *entry;
+	SpConfig   *cfg = keep_alloc0(r, sizeof(SpConfig));
+	const SpJsonNode *pipe = doc;	/* the pipeline's members; NULL for shorthand */
+	const SpJsonNode *typej;
+	const SpJsonNode *j;
 
-	if (doc->kind != SPJ_OBJECT)
-		SPEC_ERROR("a pipeline spec must be a JSON object, not %s",
-				   sp_json_kind_name(doc->kind));
-	/* "type" may be left out of a full pipeline spec, never of an operator */
-	type = string_member(doc, "type", "pipeline spec",
-						 sp_json_get(doc, "operators") == NULL);
-	if (type != NULL && strcmp(type, "Pipeline") != 0)
+	r->cfg = cfg;
+	if (sp_json_kind(doc) != SPJ_OBJECT)
+		spec_error(errmsg("pipeline spec must be a JSON object, not %s",
+						  sp_json_kind_name(sp_json_kind(doc))));
+	typej = sp_json_get(r->doc, doc, "type");
+	if (typej != NULL && sp_json_kind(typej) != SPJ_STRING)
+		spec_error(errmsg("\"type\" must be a string, not %s",
+						  sp_json_kind_name(sp_json_kind(typej))));
+	if (typej != NULL && !sp_json_string_eq(r->doc, typej, "Pipeline"))
 	{
-		single_op = doc;		/* shorthand: one operator object */
+		/* shorthand: one operator object */
+		read_operators(r, NULL, doc);
 		pipe = NULL;			/* sp_json_get(NULL, ...) finds nothing */
 	}
 	else
-		for (int k = 0; k < doc->n; k++)
-			if (!in_list(doc->keys[k], pipeline_fields))
-				SPEC_ERROR("pipeline spec: unknown field \"%s\"", doc->keys[k]);
+	{
+		check_members(r, doc, pipeline_fields, OWNER_PIPELINE, NULL);
+		/* "type" may be left out of a full pipeline spec, never of an operator */
+		if (typej == NULL && sp_json_get(r->doc, doc, "operators") == NULL)
+			spec_error(errmsg("\"type\" is required"),
+					   errdetail("Only a pipeline, with \"operators\", may leave it out."));
+		read_operators(r, doc, NULL);
+	}
 
-	read_operators(cfg, pipe, single_op);
+	j = sp_json_get(r->doc, pipe, "id");
+	if (j && (sp_json_kind(j) != SPJ_STRING || sp_json_string_eq(r->doc, j, "")))
+		spec_error(errmsg("\"id\" must be a non-empty string"));
+	if (j && sp_json_string_length(r->doc, j) > SPEC_MAX_ID_LEN)
+		spec_error(errmsg("pipeline id is too long"),
+				   errdetail("It has %d bytes; at most %d are allowed.",
+							 sp_json_string_length(r->doc, j), SPEC_MAX_ID_LEN));
+	cfg->id = j ? keep_string(r, j) : MemoryContextStrdup(r->keep, "pipeline");
+	j = sp_json_get(r->doc, pipe, "late");
+	if (j && (sp_json_kind(j) != SPJ_STRING ||
+			  (!sp_json_string_eq(r->doc, j, "error") && !sp_json_string_eq(r->doc, j, "drop"))))
+		spec_error(errmsg("\"late\" must be \"error\" or \"drop\""));
+	cfg->late_drop = j && sp_json_string_eq(r->doc, j, "drop");
 
-	j = sp_json_get(pipe, "id");
-	if (j && (j->kind != SPJ_STRING || j->str[0] == '\0'))
-		SPEC_ERROR("pipeline spec: \"id\" must be a non-empty string");
-	cfg->id = pstrdup(j ? j->str : "pipeline");
-	j = sp_json_get(pipe, "late");
-	if (j && (j->kind != SPJ_STRING ||
-			  (strcmp(j->str, "error") != 0 && strcmp(j->str, "drop") != 0)))
-		SPEC_ERROR("pipeline spec: \"late\" must be \"error\" or \"drop\"");
-	cfg->late_drop = j && strcmp(j->str, "drop") == 0;
+	j = string_member(r, pipe, "entryOperator", false);
+	if (j == NULL && cfg->n_ops > 1)
+		spec_error(errmsg("\"entryOperator\" is required"),
+				   errdetail("With more than one operator, it names the one the pipeline's data ports feed."));
+	cfg->entry = j ? require_op(r, sp_json_string(r->doc, j), "entryOperator") : 0;
 
-	entry = string_member(pipe, "entryOperator", "pipeline spec", false);
-	if (entry == NULL && cfg->n_ops > 1)
-		SPEC_ERROR("pipeline spec: \"entryOperator\" is required when there is more than one operator");
-	cfg->entry = entry ? require_op(cfg, entry, "\"entryOperator\"") : 0;
+	read_ports(r, pipe);
 
-	read_ports(cfg, pipe);
-
-	if ((j = sp_json_get(pipe, "connections")) != NULL)
-		read_connections(cfg, j);
+	if ((j = sp_json_get(r->doc, pipe, "connections")) != NULL)
+		read_connections(r, j);
 	else
-		cfg->conns = palloc0(sizeof(SpConnection));
+		cfg->conns = keep_alloc0(r, sizeof(SpConnection));
 	for (int i = 0; i < cfg->n_ops; i++)
 		for (int p = 0; p < cfg->ops[i].nin; p++)
 			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
-				SPEC_ERROR("input port i%d of operator \"%s\" is not connected",
-						   p + 1, cfg->ops[i].id);
-	order_operators(cfg);
+				spec_error(errmsg("input port \"i%d\" of operator \"%s\" is not connected",
+								  p + 1, cfg->ops[i].id));
+	order_operators(r);
 
-	read_outputs(cfg, pipe);
+	read_outputs(r, pipe);
 	return cfg;
 }
 
 SpConfig *
 sp_spec_read(const char *text)
 {
-	return spec_from_json(sp_json_parse(text, "pipeline"));
+	MemoryContext keep = CurrentMemoryContext;
+	MemoryContext work = AllocSetContextCreate(keep, "segpipe spec reader",
+											   ALLOCSET_DEFAULT_SIZES);
+	SpecReader	r = {0};
+	SpConfig   *cfg;
+
+	MemoryContextSwitchTo(work);
+	r.doc = sp_json_parse(text, "pipeline");
+	r.keep = keep;
+	cfg = read_spec(&r, &r.doc->nodes[0]);
+	MemoryContextSwitchTo(keep);
+	MemoryContextDelete(work);
+	return cfg;
 }

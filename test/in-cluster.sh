@@ -2,7 +2,8 @@
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
 # one summary line counting the individual tests.
 # Order: static analysis, pg_regress, README examples, resource bounds,
-# fuzzing through the server, fuzzing outside it.  Exit status is non-zero
+# fuzzing through the server, the spec reader's memory and time, fuzzing
+# outside the server.  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +47,7 @@ for t in "README examples:python3 test/readme.py --check" \
 	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
 	"resume equivalence (text and binary):python3 test/resume.py" \
 	"input fuzzing:python3 test/fuzz.py" \
+	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086

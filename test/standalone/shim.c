@@ -4,9 +4,10 @@
  *	  engine and the operators call, so that they can be built and fuzzed
  *	  outside PostgreSQL (see fuzz_spec.c and test/libfuzz.sh).
  *
- * palloc hands out malloc'd chunks that shim_free_all() releases, as a
- * memory context reset would.  An ERROR long-jumps to shim_error_jmp, as
- * the server would abort the statement.  StringInfo, psprintf and the
+ * palloc hands out malloc'd chunks owned by memory contexts: deleting a
+ * context frees its chunks, and shim_free_all() releases everything, as the
+ * end of a statement would.  An ERROR runs the error context callbacks and
+ * long-jumps to shim_error_jmp, as the server would abort the statement.  StringInfo, psprintf and the
  * shortest-exact float printing come from libpgcommon and libpgport.
  */
 #include "postgres.h"
@@ -20,85 +21,120 @@
 #include "miscadmin.h"
 #include "utils/float.h"
 #include "utils/json.h"
+#include "utils/memutils.h"
 
 #include "shim.h"
 
 sigjmp_buf *shim_error_jmp = NULL;
+ErrorContextCallback *error_context_stack = NULL;
 char		shim_last_error[512];
 volatile sig_atomic_t InterruptPending = false;
 
-/* ---- memory: every chunk remembered until shim_free_all() ---- */
+/* ---- memory: contexts that own their chunks ---- */
+
+/*
+ * A context frees its chunks when it is deleted, as the server's do, so that
+ * AddressSanitizer catches anything still pointing into a deleted one (the
+ * spec reader's parse tree, say).  pfree() frees nothing: chunks live until
+ * their context goes.
+ */
+typedef struct ShimContext ShimContext;
 
 typedef struct Chunk
 {
 	struct Chunk *next;
+	ShimContext *context;
 	size_t		size;
 	max_align_t data[FLEXIBLE_ARRAY_MEMBER];
 } Chunk;
 
-static Chunk *chunks = NULL;
+struct ShimContext
+{
+	ShimContext *parent;
+	ShimContext *firstchild;
+	ShimContext *nextsibling;
+	Chunk	   *chunks;
+};
+
+static ShimContext top_context;
+MemoryContext CurrentMemoryContext = (MemoryContext) &top_context;
 
 static void *
-chunk_alloc(size_t size, bool zero)
+chunk_alloc(MemoryContext context, size_t size, bool zero)
 {
+	ShimContext *cxt = (ShimContext *) context;
 	Chunk	   *c = zero ? calloc(1, offsetof(Chunk, data) + size) :
 		malloc(offsetof(Chunk, data) + size);
 
 	if (c == NULL)
 		abort();
-	c->next = chunks;
+	c->next = cxt->chunks;
+	c->context = cxt;
 	c->size = size;
-	chunks = c;
+	cxt->chunks = c;
 	return c->data;
 }
 
 void *
 palloc(Size size)
 {
-	return chunk_alloc(size, false);
+	return chunk_alloc(CurrentMemoryContext, size, false);
 }
 
 void *
 palloc0(Size size)
 {
-	return chunk_alloc(size, true);
+	return chunk_alloc(CurrentMemoryContext, size, true);
 }
 
 void *
 palloc_extended(Size size, int flags)
 {
-	return chunk_alloc(size, (flags & MCXT_ALLOC_ZERO) != 0);
+	return chunk_alloc(CurrentMemoryContext, size, (flags & MCXT_ALLOC_ZERO) != 0);
 }
 
-/* One pretend context: every chunk goes with shim_free_all(). */
-MemoryContext CurrentMemoryContext = NULL;
+void *
+MemoryContextAlloc(MemoryContext context, Size size)
+{
+	return chunk_alloc(context, size, false);
+}
 
 void *
 MemoryContextAllocZero(MemoryContext context, Size size)
 {
-	return chunk_alloc(size, true);
+	return chunk_alloc(context, size, true);
 }
 
 void *
 MemoryContextAllocHuge(MemoryContext context, Size size)
 {
-	return chunk_alloc(size, false);
+	return chunk_alloc(context, size, false);
+}
+
+char *
+MemoryContextStrdup(MemoryContext context, const char *string)
+{
+	size_t		len = strlen(string);
+	char	   *out = chunk_alloc(context, len + 1, false);
+
+	memcpy(out, string, len + 1);
+	return out;
 }
 
 void *
 repalloc(void *pointer, Size size)
 {
 	Chunk	   *old = (Chunk *) ((char *) pointer - offsetof(Chunk, data));
-	void	   *p = chunk_alloc(size, false);
+	void	   *p = chunk_alloc((MemoryContext) old->context, size, false);
 
 	memcpy(p, pointer, Min(old->size, size));
-	return p;					/* the old chunk goes with shim_free_all() */
+	return p;					/* the old chunk goes with its context */
 }
 
 void
 pfree(void *pointer)
 {
-	/* freed with everything else at the end of the input */
+	/* freed with its context */
 }
 
 char *
@@ -119,16 +155,58 @@ pnstrdup(const char *in, Size len)
 	return out;
 }
 
+MemoryContext
+AllocSetContextCreateInternal(MemoryContext parent, const char *name,
+							  Size minContextSize, Size initBlockSize, Size maxBlockSize)
+{
+	ShimContext *cxt = calloc(1, sizeof(ShimContext));
+	ShimContext *p = (ShimContext *) parent;
+
+	if (cxt == NULL)
+		abort();
+	cxt->parent = p;
+	cxt->nextsibling = p->firstchild;
+	p->firstchild = cxt;
+	return (MemoryContext) cxt;
+}
+
+static void
+free_chunks(ShimContext *cxt)
+{
+	while (cxt->chunks)
+	{
+		Chunk	   *next = cxt->chunks->next;
+
+		free(cxt->chunks);
+		cxt->chunks = next;
+	}
+}
+
+void
+MemoryContextDelete(MemoryContext context)
+{
+	ShimContext *cxt = (ShimContext *) context;
+	ShimContext **link;
+
+	if (cxt == &top_context || (MemoryContext) cxt == CurrentMemoryContext)
+		abort();				/* the server forbids both */
+	while (cxt->firstchild)
+		MemoryContextDelete((MemoryContext) cxt->firstchild);
+	free_chunks(cxt);
+	for (link = &cxt->parent->firstchild; *link != cxt; link = &(*link)->nextsibling)
+		;
+	*link = cxt->nextsibling;
+	free(cxt);
+}
+
 void
 shim_free_all(void)
 {
-	while (chunks)
-	{
-		Chunk	   *next = chunks->next;
-
-		free(chunks);
-		chunks = next;
-	}
+	/* after an ERROR the current context may be one about to go */
+	CurrentMemoryContext = (MemoryContext) &top_context;
+	while (top_context.firstchild)
+		MemoryContextDelete((MemoryContext) top_context.firstchild);
+	free_chunks(&top_context);
 }
 
 /* ---- errors ---- */
@@ -184,12 +262,38 @@ RECORDER(errmsg_internal)
 RECORDER(errdetail)
 RECORDER(errdetail_internal)
 RECORDER(errhint)
+RECORDER(errcontext_msg)
+
+#define PLURAL_RECORDER(name) \
+int \
+name(const char *fmt_singular, const char *fmt_plural, unsigned long n, ...) \
+{ \
+	va_list		args; \
+	va_start(args, n); \
+	record(n == 1 ? fmt_singular : fmt_plural, args); \
+	va_end(args); \
+	return 0; \
+}
+
+PLURAL_RECORDER(errmsg_plural)
+PLURAL_RECORDER(errdetail_plural)
+
+int
+set_errcontext_domain(const char *domain)
+{
+	return 0;
+}
 
 void
 errfinish(const char *filename, int lineno, const char *funcname)
 {
 	if (current_level >= ERROR)
 	{
+		/* the context lines, innermost first, as the server adds them */
+		for (ErrorContextCallback *e = error_context_stack; e; e = e->previous)
+			e->callback(e->arg);
+		/* as the server's top level does when it catches the error */
+		error_context_stack = NULL;
 		if (shim_error_jmp == NULL)
 			abort();
 		siglongjmp(*shim_error_jmp, 1);
@@ -230,6 +334,44 @@ int
 GetDatabaseEncoding(void)
 {
 	return PG_UTF8;
+}
+
+/* as the server's, for UTF8: the bytes of whole characters within limit */
+int
+pg_mbcliplen(const char *mbstr, int len, int limit)
+{
+	int			clen = 0;
+
+	while (len > 0 && *mbstr)
+	{
+		int			l = pg_utf_mblen((const unsigned char *) mbstr);
+
+		if (clen + l > limit)
+			break;
+		clen += l;
+		if (clen == limit)
+			break;
+		len -= l;
+		mbstr += l;
+	}
+	return clen;
+}
+
+/* as the server's, for UTF8: never reads at or past mbstr + limit */
+int
+pg_mbstrlen_with_len(const char *mbstr, int limit)
+{
+	int			len = 0;
+
+	while (limit > 0 && *mbstr)
+	{
+		int			l = pg_utf_mblen((const unsigned char *) mbstr);
+
+		limit -= l;
+		mbstr += l;
+		len++;
+	}
+	return len;
 }
 
 int
