@@ -10,6 +10,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "sp_json.h"
 #include "sp_keyio.h"
 
 char *
@@ -48,21 +49,21 @@ sp_keyio_type_from_name(const char *name, int code)
 		ereport(ERROR,
 				(errcode(code),
 				 errmsg("invalid pipeline state"),
-				 errdetail("Key type \"%s\" is not a type name: %s.", name, edata->message)));
+				 errdetail("Key type \"%s\" is not a type name: %s.", sp_json_shown(name), edata->message)));
 	}
 	PG_END_TRY();
 	if (!OidIsValid(type))
 		ereport(ERROR,
 				(errcode(code),
 				 errmsg("invalid pipeline state"),
-				 errdetail("Key type \"%s\" does not exist.", name)));
+				 errdetail("Key type \"%s\" does not exist.", sp_json_shown(name))));
 	/* one spelling per type, so that equal states are equal bytes */
 	if (strcmp(format_type_be_qualified(type), name) != 0)
 		ereport(ERROR,
 				(errcode(code),
 				 errmsg("invalid pipeline state"),
 				 errdetail("Key type \"%s\" is not written as \"%s\".",
-						   name, format_type_be_qualified(type))));
+						   sp_json_shown(name), format_type_be_qualified(type))));
 	return type;
 }
 

@@ -20,6 +20,7 @@
 #include "utils/timestamp.h"
 
 #include "sp_jscan.h"
+#include "sp_json.h"
 #include "sp_keyio.h"
 #include "sp_spec.h"
 #include "sp_state.h"
@@ -228,13 +229,13 @@ read_f64(SpScan *s)
 			return get_float8_infinity();
 		if (strcmp(text, "-Infinity") == 0)
 			return -get_float8_infinity();
-		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", text);
+		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", sp_json_shown(text));
 	}
 	text = sp_scan_number_text(s);
 	errno = 0;
 	v = strtod(text, NULL);
 	if (errno == ERANGE && isinf(v))
-		sp_scan_fail(s, "Number %s is out of range for float8", text);
+		sp_scan_fail(s, "Number %s is out of range for float8", sp_json_shown(text));
 	pfree(text);
 	return v;
 }
@@ -253,13 +254,13 @@ read_i64(SpScan *s)
 		double		d = strtod(text, NULL);
 
 		if (d != floor(d) || !(fabs(d) <= (double) EXACT_INT_LIMIT))
-			sp_scan_fail(s, "Expected an integer, not %s", text);
+			sp_scan_fail(s, "Expected an integer, not %s", sp_json_shown(text));
 		return (int64) d;
 	}
 	errno = 0;
 	v = strtoi64(text, &end, 10);
 	if (errno != 0 || end == text || *end != '\0')
-		sp_scan_fail(s, "Expected an integer, not \"%s\"", text);
+		sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
 	return v;
 }
 
@@ -287,7 +288,7 @@ read_ts(SpScan *s)
 	if (strlen(text) >= MAXDATELEN ||
 		!((text[0] >= '0' && text[0] <= '9') || strcmp(text, "infinity") == 0 ||
 		  strcmp(text, "-infinity") == 0))
-		sp_scan_fail(s, "Timestamp \"%s\" is not written as ISO 8601 in UTC", text);
+		sp_scan_fail(s, "Timestamp \"%s\" is not written as ISO 8601 in UTC", sp_json_shown(text));
 	ts = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(text),
 												 ObjectIdGetDatum(InvalidOid),
 												 Int32GetDatum(-1)));
@@ -425,7 +426,7 @@ read_operators(SpScan *s, SpRun *run)
 			s->p = at;
 			k = find_op(cfg, id);
 			if (k < 0)
-				sp_scan_fail(s, "State of unknown operator \"%s\"", id);
+				sp_scan_fail(s, "State of unknown operator \"%s\"", sp_json_shown(id));
 			if (cfg->ops[k].type->visit == NULL)
 				sp_scan_fail(s, "Operator \"%s\" (%s) has no state", id, cfg->ops[k].type->name);
 			sp_scan_fail(s, "Expected the state of operator \"%s\", not of \"%s\"", op->id, id);
@@ -449,7 +450,7 @@ read_operators(SpScan *s, SpRun *run)
 		id = sp_scan_string(s);
 		k = find_op(cfg, id);
 		if (k < 0)
-			sp_scan_fail(s, "State of unknown operator \"%s\"", id);
+			sp_scan_fail(s, "State of unknown operator \"%s\"", sp_json_shown(id));
 		if (cfg->ops[k].type->visit == NULL)
 			sp_scan_fail(s, "Operator \"%s\" (%s) has no state", id, cfg->ops[k].type->name);
 		sp_scan_fail(s, "The state of operator \"%s\" is given twice", id);
