@@ -25,12 +25,13 @@ OBJS = \
 	src/ops_compare.o \
 	src/ops_arith.o \
 	src/ops_dsp.o \
+	src/sp_key.o \
 	src/pipeline_type.o \
 	src/segment_agg.o \
 	src/pipeline_agg.o \
 	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds stored_text pipeline_agg pipeline_state
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

@@ -201,6 +201,7 @@ SELECT segment_agg(v, k, '{"type": "Linear", "coefficients": [1, 1]}') OVER (ORD
 FROM (VALUES (1, ARRAY[1e308, 1e308]::float8[], 1)) AS t(ts, v, k);
 
 -- The value array must have one element per data port, also on punctuation
+\set VERBOSITY default
 -- rows (SQLSTATE 2202E).
 SELECT segment_agg(v, k, '{"type": "Addition"}') OVER (ORDER BY ts)
 FROM (VALUES (1, ARRAY[1, 2, 3]::float8[], 1)) AS t(ts, v, k);
@@ -228,6 +229,7 @@ SELECT segment_agg(v, k, '{"type": "Pipeline", "id": "lin", "input_port_types": 
   "operators": [{"type": "Linear", "coefficients": [1, 2, 3]}]}') OVER (ORDER BY ts)
 FROM (VALUES (1, 2, 1)) AS t(ts, v, k);
 
+\set VERBOSITY terse
 -- In a mesh, a multi-port operator runs only on rows where every one of its
 -- ports got a value.  sub = ma - x, ma the moving average of the last two:
 -- on row 1 ma produces nothing, so sub does not run (had it run with the

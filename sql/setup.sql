@@ -5,15 +5,29 @@ CREATE EXTENSION segpipe;
 \pset format unaligned
 \pset null 'null'
 
+-- The functions with their argument names (named notation depends on
+-- them), C symbols and labels; the same list is checked after an upgrade
+-- from 0.1.0 (upgrade.sql).
 SELECT p.oid::regprocedure AS function,
+       pg_get_function_arguments(p.oid) AS arguments,
+       pg_get_function_result(p.oid) AS result,
+       p.prosrc AS symbol,
        p.prokind AS kind,
        p.provolatile AS volatility,
        p.proisstrict AS strict,
-       p.proparallel AS parallel
+       p.proparallel AS parallel,
+       obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
 JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
-ORDER BY 1::text COLLATE "C";
+ORDER BY p.oid::regprocedure::text COLLATE "C";
+
+-- Every member of the extension, and its version.
+SELECT e.extversion, pg_describe_object(d.classid, d.objid, d.objsubid) AS member
+FROM pg_depend d
+JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+WHERE e.extname = 'segpipe' AND d.deptype = 'e'
+ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
 
 SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend
 FROM pg_type WHERE typname = 'pipeline';

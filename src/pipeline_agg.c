@@ -21,10 +21,10 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 
 #include "sp_codec.h"
 #include "sp_engine.h"
+#include "sp_key.h"
 #include "sp_keyio.h"
 #include "sp_spec.h"
 #include "sp_state.h"
@@ -37,49 +37,6 @@ PG_FUNCTION_INFO_V1(pipeline_agg_final);
 #define ARG_VALUE	2
 #define ARG_KEY		3
 #define ARG_SPEC	4
-
-/* ---- keys: the type's default equality, with fast paths ---- */
-
-typedef struct AggKey
-{
-	Oid			type;
-	Oid			collation;
-	int16		typlen;
-	bool		typbyval;
-	bool		bitwise;		/* equal iff the Datums are */
-	bool		is_float8;
-	FmgrInfo	eq;
-} AggKey;
-
-static void
-agg_key_init(AggKey *kt, Oid type, Oid collation, MemoryContext cxt)
-{
-	TypeCacheEntry *tce = lookup_type_cache(type, TYPECACHE_EQ_OPR_FINFO);
-
-	if (!OidIsValid(tce->eq_opr_finfo.fn_oid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("could not identify an equality operator for type %s",
-						format_type_be(type))));
-	kt->type = type;
-	kt->collation = collation;
-	get_typlenbyval(type, &kt->typlen, &kt->typbyval);
-	kt->is_float8 = (type == FLOAT8OID);
-	kt->bitwise = (type == INT2OID || type == INT4OID || type == INT8OID ||
-				   type == DATEOID || type == TIMESTAMPOID ||
-				   type == TIMESTAMPTZOID || type == BOOLOID || type == OIDOID);
-	fmgr_info_copy(&kt->eq, &tce->eq_opr_finfo, cxt);
-}
-
-static inline bool
-agg_key_equal(AggKey *kt, Datum a, Datum b)
-{
-	if (kt->bitwise)
-		return a == b;
-	if (kt->is_float8)
-		return sp_key_equal(DatumGetFloat8(a), DatumGetFloat8(b));
-	return DatumGetBool(FunctionCall2Coll(&kt->eq, kt->collation, a, b));
-}
 
 /* ---- the transition state ---- */
 
@@ -96,7 +53,7 @@ typedef struct AggState
 	MemoryContext cxt;
 	const SpConfig *cfg;
 	SpRun	   *run;
-	AggKey		kt;
+	SpKeyType	kt;				/* the key type and its equality (sp_key.h) */
 	Datum		key;			/* valid when run->has_key */
 	bool		has_progress;
 	TimestampTz progress;
@@ -223,7 +180,7 @@ agg_start(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 	as = MemoryContextAllocZero(aggcxt, sizeof(AggState));
 	as->cxt = aggcxt;
 	as->cfg = config_for(fcinfo, &view, aggcxt);
-	agg_key_init(&as->kt, key_type, PG_GET_COLLATION(), aggcxt);
+	sp_key_type_init(&as->kt, key_type, PG_GET_COLLATION(), aggcxt);
 	if (view.state != NULL)
 		resume(as, &view);
 	else
@@ -333,7 +290,7 @@ agg_row(AggState *as, FunctionCallInfo fcinfo, TimestampTz ts, const double *val
 	as->has_progress = true;
 	as->progress = ts;
 	key = PG_GETARG_DATUM(ARG_KEY);
-	if (had_key && agg_key_equal(&as->kt, as->key, key))
+	if (had_key && sp_keys_equal(&as->kt, as->key, key))
 		ev = SP_KEY_SAME;
 	else
 	{

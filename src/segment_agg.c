@@ -1,82 +1,101 @@
 /*
  * segment_agg.c
- *	  segment_agg(): the segment rule as true window functions.
+ *	  segment_agg() and segment_key(): the segment rule as true window
+ *	  functions.
  *
  * Like row_number() in windowfuncs.c, each call handles the current row
- * only: the running state lives in partition-local memory, sized for the
- * pipeline when the partition's first row arrives, and the mark position
- * follows the current row so the executor can drop rows already consumed.
- * The parsed configuration is cached in fn_extra and rebuilt only when a
- * partition brings a different spec.
+ * only: the running state lives in partition-local memory, created when the
+ * partition's first row arrives, and the mark position follows the current
+ * row so the executor can drop rows already consumed.  The parsed spec and
+ * the key type's equality are cached in fn_extra for the query.
+ *
+ * With close_at_end, the partition's last row also closes the open segment.
+ * The last row is found by asking for the next row's argument (one row
+ * ahead, never the whole partition).  A row reports one closing at most:
+ * when the last row is itself a boundary, it reports the segment it closes,
+ * and the one-row segment it opens is not reported.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
 #include "sp_codec.h"
 #include "sp_engine.h"
+#include "sp_key.h"
 #include "sp_spec.h"
 
 PG_FUNCTION_INFO_V1(segment_agg_last);
 PG_FUNCTION_INFO_V1(segment_agg_scalar);
 PG_FUNCTION_INFO_V1(segment_agg_array);
+PG_FUNCTION_INFO_V1(segment_key_scalar);
+PG_FUNCTION_INFO_V1(segment_key_array);
 
 #define ARG_VALUE	0
 #define ARG_KEY		1
 #define ARG_SPEC	2
 
+/* What a call site is; the option, when present, is the last argument. */
+#define FORM_RUN		0x01	/* segment_agg: runs a pipeline */
+#define FORM_SPEC		0x02	/* the pipeline comes from the spec argument */
+#define FORM_ARRAY		0x04	/* the value is a float8[] */
+#define FORM_OPTION		0x08	/* close_at_end is given */
+
 /*
- * Parsed spec, kept for the query under fn_mcxt.  Its own context is reset
- * when a partition brings a different spec, so that a query whose spec
- * changes from partition to partition does not accumulate them.
+ * What a call site keeps for the query, under fn_mcxt.  The spec context
+ * is reset when a partition brings a different spec, so that a query whose
+ * spec changes from partition to partition does not accumulate them; the
+ * run context is reset when a partition starts.
  */
-typedef struct SpecCache
+typedef struct CallCache
 {
-	MemoryContext cxt;
-	PipelineValue *raw;			/* copy of the value it was built from */
+	MemoryContext spec_cxt;
+	PipelineValue *raw;			/* copy of the value cfg was built from */
 	SpConfig   *cfg;
-	MemoryContext run_cxt;		/* the current partition's run; reset per partition */
-} SpecCache;
+	MemoryContext run_cxt;		/* the current partition's run and keys */
+	SpKeyType	key_type;
+} CallCache;
 
-static SpecCache *
-spec_cache(FunctionCallInfo fcinfo)
+/* Partition-local memory, zeroed by the executor for each partition. */
+typedef struct PartitionState
 {
-	SpecCache  *cache = fcinfo->flinfo->fn_extra;
+	SpRun	   *run;			/* segment_agg only */
+	SpKeyState	keys;
+	int64		next_pos;		/* the row we expect next */
+	bool		close_at_end;
+} PartitionState;
 
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SpecCache));
-		cache->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-										   "segment_agg spec",
-										   ALLOCSET_SMALL_SIZES);
-		cache->run_cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-											   "segment_agg run",
-											   ALLOCSET_DEFAULT_SIZES);
-		fcinfo->flinfo->fn_extra = cache;
-	}
+/*
+ * The call site's cache, made on its first row.  The key type is looked up
+ * here, so a key type without equality is refused on the first row, whatever
+ * the keys are.
+ */
+static CallCache *
+call_cache(FunctionCallInfo fcinfo)
+{
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
+	CallCache  *cache;
+
+	if (!OidIsValid(key_type))
+		elog(ERROR, "could not determine the key's data type");
+	cache = MemoryContextAllocZero(mcxt, sizeof(CallCache));
+	sp_key_type_init(&cache->key_type, key_type, PG_GET_COLLATION(), mcxt);
+	cache->spec_cxt = AllocSetContextCreate(mcxt, "segment_agg spec",
+											ALLOCSET_SMALL_SIZES);
+	cache->run_cxt = AllocSetContextCreate(mcxt, "segment_agg run",
+										   ALLOCSET_DEFAULT_SIZES);
+	fcinfo->flinfo->fn_extra = cache;
 	return cache;
 }
 
-/*
- * Partition-local memory.  The run itself lives in the cache's run context,
- * reset when a partition starts, so that it holds what this partition's
- * segments needed and no more.
- */
-typedef struct PartitionState
-{
-	SpRun	   *run;			/* NULL until the first row */
-	int64		next_pos;		/* the row we expect next */
-	double		key;			/* the current key, once run->has_key */
-} PartitionState;
-
 static const SpConfig *
-config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
+config_for(CallCache *cache, WindowObject winobj, bool with_spec)
 {
-	SpecCache  *cache = spec_cache(fcinfo);
 	MemoryContext old;
 	PipelineValue *pv;
 	Datum		d;
@@ -87,7 +106,7 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 		/* two-argument form: the inner pipeline is Identity */
 		if (cache->cfg == NULL)
 		{
-			old = MemoryContextSwitchTo(cache->cxt);
+			old = MemoryContextSwitchTo(cache->spec_cxt);
 			cache->cfg = sp_spec_read("{\"type\": \"Identity\"}");
 			MemoryContextSwitchTo(old);
 		}
@@ -98,17 +117,17 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("segment_agg: spec must not be NULL")));
+				 errmsg("spec must not be null")));
 	pv = (PipelineValue *) PG_DETOAST_DATUM(d);
 	if (cache->raw != NULL && VARSIZE(cache->raw) == VARSIZE(pv) &&
 		memcmp(cache->raw, pv, VARSIZE(pv)) == 0)
 		return cache->cfg;
 
 	/* a different spec (or the first): forget the old one, parse this one */
-	MemoryContextReset(cache->cxt);
+	MemoryContextReset(cache->spec_cxt);
 	cache->raw = NULL;
 	cache->cfg = NULL;
-	old = MemoryContextSwitchTo(cache->cxt);
+	old = MemoryContextSwitchTo(cache->spec_cxt);
 	cache->cfg = sp_value_config(pv);
 	cache->raw = palloc(VARSIZE(pv));
 	memcpy(cache->raw, pv, VARSIZE(pv));
@@ -116,93 +135,102 @@ config_for(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec)
 	return cache->cfg;
 }
 
-/*
- * The partition's running state; created from the spec on its first row.
- * Every call, whatever the row, also advances the mark.
- */
-static PartitionState *
-partition_state(FunctionCallInfo fcinfo, WindowObject winobj, bool with_spec,
-				bool array_form)
+/* A partition's first row: its run, its keys, its option. */
+static void
+partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
+				PartitionState *ps, int form)
 {
+	MemoryContextReset(cache->run_cxt);
+	sp_key_state_init(&ps->keys, &cache->key_type, cache->run_cxt);
+	ps->run = NULL;
+	ps->close_at_end = false;
+
+	if (form & FORM_RUN)
+	{
+		const SpConfig *cfg = config_for(cache, winobj, (form & FORM_SPEC) != 0);
+
+		if (!(form & FORM_ARRAY) && cfg->n_in != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a single float8 value cannot feed a pipeline with several data ports"),
+					 errdetail_plural("Pipeline \"%s\" has %d data port.",
+									  "Pipeline \"%s\" has %d data ports.",
+									  cfg->n_in, cfg->id, cfg->n_in),
+					 errhint("Pass one value per data port as a float8[].")));
+		ps->run = sp_run_create(cfg, cache->run_cxt);
+	}
+
+	/* a plain argument, not a per-row one: read once per partition */
+	if (form & FORM_OPTION)
+	{
+		bool		isnull;
+		Datum		d = WinGetFuncArgCurrent(winobj, PG_NARGS() - 1, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("close_at_end must not be null")));
+		ps->close_at_end = DatumGetBool(d);
+	}
+}
+
+/*
+ * Every row starts here: the partition's state (created on its first row),
+ * and the mark moved to this row.
+ */
+static inline PartitionState *
+row_begin(FunctionCallInfo fcinfo, WindowObject winobj, int form)
+{
+	CallCache  *cache = fcinfo->flinfo->fn_extra;
 	int64		pos = WinGetCurrentPosition(winobj);
 	PartitionState *ps = WinGetPartitionLocalMemory(winobj, sizeof(PartitionState));
 
+	if (unlikely(cache == NULL))
+		cache = call_cache(fcinfo);
 	if (pos == 0)
-	{
-		const SpConfig *cfg = config_for(fcinfo, winobj, with_spec);
-		MemoryContext run_cxt = spec_cache(fcinfo)->run_cxt;
-
-		if (!array_form && cfg->n_in != 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("segment_agg: pipeline \"%s\" has %d data ports, but the value is a single float8",
-							cfg->id, cfg->n_in),
-					 errhint("Pass one value per data port as a float8[].")));
-		MemoryContextReset(run_cxt);
-		ps->run = sp_run_create(cfg, run_cxt);
-	}
-
-	/* the executor calls us once per row, in order; anything else is a bug */
-	if (ps->run == NULL || pos != ps->next_pos)
-		elog(ERROR, "segment_agg: rows arrived out of order (position " INT64_FORMAT ")", pos);
+		partition_begin(fcinfo, winobj, cache, ps, form);
+	else if (unlikely(pos != ps->next_pos))
+		/* the executor calls us once per row, in order */
+		elog(ERROR, "window function called out of order (position " INT64_FORMAT ")",
+			 pos);
 	ps->next_pos = pos + 1;
 	WinSetMarkPosition(winobj, pos);
 	return ps;
 }
 
-/* Compare the row's key with the current one, and keep it when it is new. */
-static SpKeyEvent
-key_event(PartitionState *ps, bool knull, Datum k)
+/* Is the current row the partition's last?  Looks one row ahead. */
+static bool
+is_last_row(FunctionCallInfo fcinfo, WindowObject winobj)
 {
-	double		key;
+	bool		isnull,
+				isout;
 
-	if (knull)
-		return SP_KEY_NULL;
-	key = DatumGetFloat8(k);
-	if (ps->run->has_key && sp_key_equal(ps->key, key))
-		return SP_KEY_SAME;
-	ps->key = key;
-	return SP_KEY_NEW;
-}
-
-static Datum
-scalar_row(FunctionCallInfo fcinfo, bool with_spec)
-{
-	WindowObject winobj = PG_WINDOW_OBJECT();
-	PartitionState *ps = partition_state(fcinfo, winobj, with_spec, false);
-	SpRun	   *run = ps->run;
-	bool		vnull,
-				knull;
-	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
-	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
-	double		value = vnull ? 0.0 : DatumGetFloat8(v);
-
-	if (sp_run_row(run, vnull ? NULL : &value, key_event(ps, knull, k)) &&
-		run->emitted[0])
-		PG_RETURN_FLOAT8(run->emit[0]);
-	PG_RETURN_NULL();
-}
-
-/* segment_agg(value float8, key float8) */
-Datum
-segment_agg_last(PG_FUNCTION_ARGS)
-{
-	return scalar_row(fcinfo, false);
-}
-
-/* segment_agg(value float8, key float8, spec pipeline) */
-Datum
-segment_agg_scalar(PG_FUNCTION_ARGS)
-{
-	return scalar_row(fcinfo, true);
+	/* the option argument: a cheap expression to evaluate on the next row */
+	(void) WinGetFuncArgInPartition(winobj, PG_NARGS() - 1, 1, WINDOW_SEEK_CURRENT,
+									false, &isnull, &isout);
+	return isout;
 }
 
 /*
- * Read a float8[] of one value per data port into values[].  Returns false
- * for punctuation (a NULL array, or every element NULL).
+ * After a row's key tracking: should the open segment close now, at the
+ * end of the partition?  Not when the row is itself a boundary (it reports
+ * the segment it closed), nor when no segment is open.
+ */
+static inline bool
+close_now(FunctionCallInfo fcinfo, WindowObject winobj, PartitionState *ps,
+		  bool boundary)
+{
+	return unlikely(ps->close_at_end) && !boundary && ps->keys.has_key &&
+		is_last_row(fcinfo, winobj);
+}
+
+/*
+ * Read a float8[] value.  Returns false for punctuation (a NULL array, or
+ * every element NULL).  With values, also unpacks the elements there; n_in
+ * is then the pipeline's data ports, which the length must match.
  */
 static bool
-read_array_row(Datum d, const SpConfig *cfg, double *values)
+read_array_row(Datum d, double *values, const SpConfig *cfg)
 {
 	ArrayType  *a = DatumGetArrayTypeP(d);
 	int			n;
@@ -213,14 +241,18 @@ read_array_row(Datum d, const SpConfig *cfg, double *values)
 	if (ARR_NDIM(a) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("segment_agg: value must be a one-dimensional array")));
+				 errmsg("value must be a one-dimensional array")));
 	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
-	if (n != cfg->n_in)
+	if (cfg != NULL && n != cfg->n_in)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("segment_agg: value has %d element%s, but pipeline \"%s\" has %d data port%s",
-						n, n == 1 ? "" : "s", cfg->id, cfg->n_in,
-						cfg->n_in == 1 ? "" : "s")));
+				 errmsg("value does not have one element per data port"),
+				 errdetail("Number of elements (%d) does not match number of data ports (%d) of pipeline \"%s\".",
+						   n, cfg->n_in, cfg->id)));
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("value must not be an empty array")));
 	Assert(ARR_ELEMTYPE(a) == FLOAT8OID);
 	nulls = ARR_NULLBITMAP(a);
 	data = ARR_DATA_PTR(a);
@@ -231,7 +263,8 @@ read_array_row(Datum d, const SpConfig *cfg, double *values)
 			nnull++;
 			continue;
 		}
-		memcpy(&values[i], data, sizeof(double));
+		if (values != NULL)
+			memcpy(&values[i], data, sizeof(double));
 		data += sizeof(double);
 	}
 	if (nnull == n)
@@ -239,24 +272,77 @@ read_array_row(Datum d, const SpConfig *cfg, double *values)
 	if (nnull > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("segment_agg: value has %d NULL element%s out of %d",
-						nnull, nnull == 1 ? "" : "s", n),
-				 errdetail("A row is punctuation only when every element is NULL.")));
+				 errmsg_plural("value has %d null element out of %d",
+							   "value has %d null elements out of %d",
+							   nnull, nnull, n),
+				 errdetail("A row is punctuation only when every element is null.")));
 	return true;
 }
 
-/* segment_agg(value float8[], key float8, spec pipeline) */
+/*
+ * One row of segment_agg: classify, track the key, run the row, and close
+ * the open segment when the option asks and this is the last row.  Returns
+ * whether the row emitted (run->emitted / run->emit say what).
+ */
+static inline bool
+agg_row(FunctionCallInfo fcinfo, WindowObject winobj, PartitionState *ps,
+		const double *values)
+{
+	SpRun	   *run = ps->run;
+	bool		knull;
+	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
+	bool		had_key = ps->keys.has_key;
+	SpKeyEvent	ev = sp_key_track(&ps->keys, knull, k);
+	bool		emitted = sp_run_row(run, values, ev);
+
+	if (close_now(fcinfo, winobj, ps, ev == SP_KEY_NEW && had_key))
+	{
+		sp_key_close(&ps->keys);
+		emitted = sp_run_flush(run);
+	}
+	return emitted;
+}
+
+static Datum
+agg_scalar(FunctionCallInfo fcinfo, int form)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	PartitionState *ps = row_begin(fcinfo, winobj, form);
+	bool		vnull;
+	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+	double		value = vnull ? 0.0 : DatumGetFloat8(v);
+
+	if (agg_row(fcinfo, winobj, ps, vnull ? NULL : &value) && ps->run->emitted[0])
+		PG_RETURN_FLOAT8(ps->run->emit[0]);
+	PG_RETURN_NULL();
+}
+
+/* segment_agg(value float8, key anyelement) */
+Datum
+segment_agg_last(PG_FUNCTION_ARGS)
+{
+	return agg_scalar(fcinfo, FORM_RUN);
+}
+
+/* segment_agg(value float8, key anyelement, spec pipeline [, close_at_end boolean]) */
+Datum
+segment_agg_scalar(PG_FUNCTION_ARGS)
+{
+	return agg_scalar(fcinfo, FORM_RUN | FORM_SPEC |
+					  (PG_NARGS() > ARG_SPEC + 1 ? FORM_OPTION : 0));
+}
+
+/* segment_agg(value float8[], key anyelement, spec pipeline [, close_at_end boolean]) */
 Datum
 segment_agg_array(PG_FUNCTION_ARGS)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	PartitionState *ps = partition_state(fcinfo, winobj, true, true);
+	PartitionState *ps = row_begin(fcinfo, winobj, FORM_RUN | FORM_SPEC | FORM_ARRAY |
+								   (PG_NARGS() > ARG_SPEC + 1 ? FORM_OPTION : 0));
 	SpRun	   *run = ps->run;
 	const SpConfig *cfg = run->cfg;
-	bool		vnull,
-				knull;
+	bool		vnull;
 	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
-	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
 	bool		data_row;
 	Datum	   *elems;
 	bool	   *elem_nulls;
@@ -264,8 +350,8 @@ segment_agg_array(PG_FUNCTION_ARGS)
 	int			lbs[1] = {1};
 
 	/* unpack straight into the engine's row buffer: no per-row allocation */
-	data_row = !vnull && read_array_row(v, cfg, run->row_in);
-	if (!sp_run_row(run, data_row ? run->row_in : NULL, key_event(ps, knull, k)))
+	data_row = !vnull && read_array_row(v, run->row_in, cfg);
+	if (!agg_row(fcinfo, winobj, ps, data_row ? run->row_in : NULL))
 		PG_RETURN_NULL();
 
 	elems = palloc(sizeof(Datum) * cfg->n_out);
@@ -279,4 +365,59 @@ segment_agg_array(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, elem_nulls, 1, dims, lbs,
 											 FLOAT8OID, sizeof(double),
 											 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * One row of segment_key: the key of the segment this row closes, else
+ * NULL.  Keys are tracked exactly as in segment_agg: a row with a NULL key
+ * (unpaired, or punctuation without a key) changes nothing, any other row
+ * (data or punctuation) closes the segment when its key differs.  So the
+ * value decides nothing here, except that an array value is checked as
+ * segment_agg checks it.
+ */
+static Datum
+key_row(FunctionCallInfo fcinfo, int form)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	PartitionState *ps = row_begin(fcinfo, winobj, form);
+	SpKeyState *keys = &ps->keys;
+	bool		knull;
+	Datum		k;
+	bool		had_key = keys->has_key;
+	SpKeyEvent	ev;
+
+	if (form & FORM_ARRAY)
+	{
+		bool		vnull;
+		Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+
+		if (!vnull)
+			(void) read_array_row(v, NULL, NULL);
+	}
+	k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
+	ev = sp_key_track(keys, knull, k);
+	if (!(ev == SP_KEY_NEW && had_key))
+	{
+		if (!close_now(fcinfo, winobj, ps, false))
+			PG_RETURN_NULL();
+		sp_key_close(keys);
+	}
+	/* the closed key lives until the next boundary; the result gets a copy */
+	if (keys->kt->typbyval)
+		return keys->closed;
+	return datumCopy(keys->closed, false, keys->kt->typlen);
+}
+
+/* segment_key(value float8, key anyelement [, close_at_end boolean]) */
+Datum
+segment_key_scalar(PG_FUNCTION_ARGS)
+{
+	return key_row(fcinfo, PG_NARGS() > ARG_KEY + 1 ? FORM_OPTION : 0);
+}
+
+/* segment_key(value float8[], key anyelement [, close_at_end boolean]) */
+Datum
+segment_key_array(PG_FUNCTION_ARGS)
+{
+	return key_row(fcinfo, FORM_ARRAY | (PG_NARGS() > ARG_KEY + 1 ? FORM_OPTION : 0));
 }

@@ -1,0 +1,67 @@
+-- ALTER EXTENSION segpipe UPDATE from 0.1.0 to 0.2.0, in a database of its
+-- own: afterwards the objects are those of a fresh 0.2.0 install (the same
+-- lists as in setup.sql), and pipeline values stored under 0.1.0 still read
+-- and run.
+\set regression_db :DBNAME
+CREATE DATABASE segpipe_upgrade;
+\c segpipe_upgrade
+\pset format unaligned
+\pset null 'null'
+CREATE EXTENSION segpipe VERSION '0.1.0';
+
+-- 0.1.0: float8 keys only, IMMUTABLE send and receive.
+SELECT p.oid::regprocedure AS function, p.provolatile AS volatility
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
+ORDER BY p.oid::regprocedure::text COLLATE "C";
+
+CREATE TABLE stored (id int PRIMARY KEY, p pipeline);
+INSERT INTO stored VALUES
+    (1, '{"type": "MovingAverage", "window_size": 2}'),
+    (2, '{"type": "Pipeline", "id": "two", "output_port_types": ["number", "number"],
+          "operators": [{"type": "Identity", "id": "in"}, {"type": "CumulativeSum", "id": "sum"},
+                        {"type": "CountNumber", "id": "n"}],
+          "connections": [{"from": "in", "to": "sum"}, {"from": "in", "to": "n"}],
+          "entryOperator": "in", "outputMappings": {"sum": {"o1": "o1"}, "n": {"o1": "o2"}}}');
+CREATE TABLE wire AS SELECT id, pipeline_send(p) AS bytes FROM stored;
+
+ALTER EXTENSION segpipe UPDATE;
+
+SELECT p.oid::regprocedure AS function,
+       pg_get_function_arguments(p.oid) AS arguments,
+       pg_get_function_result(p.oid) AS result,
+       p.prosrc AS symbol,
+       p.prokind AS kind,
+       p.provolatile AS volatility,
+       p.proisstrict AS strict,
+       p.proparallel AS parallel,
+       obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
+ORDER BY p.oid::regprocedure::text COLLATE "C";
+
+SELECT e.extversion, pg_describe_object(d.classid, d.objid, d.objsubid) AS member
+FROM pg_depend d
+JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+WHERE e.extname = 'segpipe' AND d.deptype = 'e'
+ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
+
+SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend
+FROM pg_type WHERE typname = 'pipeline';
+
+-- The stored values read as before, their binary form is unchanged, and
+-- they run with keys of any type.
+SELECT id, p FROM stored ORDER BY id;
+SELECT s.id, pipeline_send(s.p) = w.bytes AS same_bytes FROM stored s JOIN wire w USING (id) ORDER BY id;
+SELECT ts, segment_agg(v, k, p) OVER w AS avg2, segment_key(v, k) OVER w AS closed
+FROM stored, (VALUES (1, 1, 'IDLE'), (2, 3, 'IDLE'), (3, 5, 'RUNNING'), (4, 7, 'RUNNING')) AS t(ts, v, k)
+WHERE id = 1
+WINDOW w AS (ORDER BY ts);
+SELECT ts, segment_agg(ARRAY[v], k, p, true) OVER (ORDER BY ts) AS sum_and_count
+FROM stored, (VALUES (1, 1, 10::bigint), (2, 2, 10), (3, 4, 11)) AS t(ts, v, k)
+WHERE id = 2;
+
+\c :regression_db
+DROP DATABASE segpipe_upgrade;

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""segment_agg's cost per key type, against the executor's floor.
+
+The floor is row_number() over the same rows, in the same order, with the
+same key expression computed and consumed.  Each key runs segment_agg with
+MovingAverage(10) over readings every 10 seconds; queries run in
+alternating order, and the medians are compared.  Then close_at_end and
+segment_key, and the temporary bytes written for one partition with
+close_at_end (must be 0: the lookahead keeps nothing).
+
+Settings for every query: jit off, no sort (the rows come in ts order from an
+index), no index-only scan (so that the floor reads the heap as segment_agg
+does).  Run inside a cluster with segpipe installed (PGHOST etc. set), e.g.
+    pg_virtualenv -t -v 15 python3 test/bench_keys.py [rows] [rounds]
+defaults: 2000000 rows, 7 rounds.
+"""
+import re
+import statistics
+import subprocess
+import sys
+
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+DB = "segpipe_bench_keys"
+SPEC = """'{"type": "MovingAverage", "window_size": 10}'"""
+
+KEYS = [
+    ("float8 day", "floor(date_part('epoch', ts) / 86400)"),
+    ("Berlin day (timestamptz)", "date_trunc('day', ts, 'Europe/Berlin')"),
+    ("date column", "day"),
+    ("int8 column", "shift"),
+    ("text column", "state"),
+]
+
+
+def psql(sql):
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB, "-c", sql],
+                       capture_output=True, text=True, check=True)
+    return r.stdout
+
+
+SETTINGS = ("SET jit = off", "SET enable_sort = off", "SET enable_indexonlyscan = off")
+
+
+def on_cpu_ns():
+    return "SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)"
+
+
+def exec_ms(query):
+    """Execution time and the backend's time on a CPU, both in ms.  The
+    index gives the rows in ts order (no sort), both plans read the heap (no
+    index-only scan for the floor), no JIT.  Time on a CPU is the steadier
+    figure on a busy machine."""
+    args = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB]
+    for c in SETTINGS + (on_cpu_ns(), "EXPLAIN (ANALYZE, TIMING OFF) " + query, on_cpu_ns()):
+        args += ["-c", c]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout.split("\n")
+    cpu = [int(l) for l in out if l.strip().isdigit()]
+    wall = float(re.search(r"Execution Time: ([0-9.]+) ms", "\n".join(out)).group(1))
+    return wall, (cpu[1] - cpu[0]) / 1e6
+
+
+def floor_query(key):
+    return (f"SELECT count(x), count(k) FROM (SELECT row_number() OVER (ORDER BY ts) AS x, "
+            f"{key} AS k FROM r) AS s")
+
+
+def agg_query(key, extra=""):
+    return (f"SELECT count(x) FROM (SELECT segment_agg(v, {key}, {SPEC}{extra}) "
+            f"OVER (ORDER BY ts) AS x FROM r) AS s")
+
+
+def key_query(key):
+    return f"SELECT count(x) FROM (SELECT segment_key(v, {key}) OVER (ORDER BY ts) AS x FROM r) AS s"
+
+
+def temp_bytes(query):
+    psql("SELECT pg_stat_force_next_flush()")
+    before = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
+    psql("SET enable_sort = off; SET jit = off; " + query)
+    psql("SELECT pg_stat_force_next_flush()")
+    after = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
+    return after - before
+
+
+def main():
+    subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["createdb", DB], check=True)
+    psql("CREATE EXTENSION segpipe")
+    # readings every 10 s from late March 2026 (a DST change in Berlin);
+    # a machine state that changes every 500 readings, a shift number
+    psql(f"""CREATE TABLE r AS
+             SELECT timestamptz '2026-03-20 00:00:00+00' + i * interval '10 seconds' AS ts,
+                    sin(i) * 100 + i % 7 AS v,
+                    ((timestamptz '2026-03-20 00:00:00+00' + i * interval '10 seconds')
+                      AT TIME ZONE 'Europe/Berlin')::date AS day,
+                    (i / 2880)::int8 AS shift,
+                    CASE WHEN (i / 500) % 2 = 0 THEN 'RUNNING' ELSE 'IDLE' END AS state
+             FROM generate_series(1, {ROWS}) AS i""")
+    psql("CREATE INDEX ON r (ts)")
+    psql("VACUUM ANALYZE r")
+    queries = []
+    for name, key in KEYS:
+        queries.append((f"floor, key {name}", floor_query(key)))
+        queries.append((f"segment_agg, key {name}", agg_query(key)))
+    queries.append(("segment_agg, float8 day, close_at_end",
+                    agg_query(KEYS[0][1], ", close_at_end => true")))
+    queries.append(("segment_key, float8 day", key_query(KEYS[0][1])))
+    queries.append(("segment_key, text column", key_query("state")))
+    wall = {name: [] for name, _ in queries}
+    cpu = {name: [] for name, _ in queries}
+    for rnd in range(ROUNDS):
+        order = queries if rnd % 2 == 0 else list(reversed(queries))
+        for name, q in order:
+            w, c = exec_ms(q)
+            wall[name].append(w)
+            cpu[name].append(c)
+    # the minimum is the run least disturbed by other work on the machine
+    for title, times in (("execution time", wall), ("time on a CPU", cpu)):
+        print(f"\n{ROWS} rows, {ROUNDS} rounds, {title}: median, minimum (ns/row at the median)")
+        med = {name: statistics.median(t) for name, t in times.items()}
+        low = {name: min(t) for name, t in times.items()}
+        for name, _ in queries:
+            print(f"  {name:45s} {med[name]:8.1f} ms {low[name]:8.1f} ms  ({1e6 * med[name] / ROWS:6.1f} ns/row)")
+        print(f"segment_agg MovingAverage(10) / floor with the same key ({title}): median, minimum")
+        for name, _ in KEYS:
+            a, f = "segment_agg, key " + name, "floor, key " + name
+            print(f"  {name:30s} x{med[a] / med[f]:5.3f}  x{low[a] / low[f]:5.3f}")
+        a, f = "segment_agg, float8 day, close_at_end", "floor, key float8 day"
+        print(f"  {'float8 day, close_at_end':30s} x{med[a] / med[f]:5.3f}  x{low[a] / low[f]:5.3f}")
+        for a in ("segment_key, float8 day", "segment_key, text column"):
+            f = "floor, key " + ("float8 day" if "float8" in a else "text column")
+            print(f"  {a:30s} x{med[a] / med[f]:5.3f}  x{low[a] / low[f]:5.3f}")
+    print(f"\ntemporary bytes, one partition of {ROWS} rows, close_at_end, work_mem 4MB: "
+          f"{temp_bytes(agg_query(KEYS[0][1], ', close_at_end => true'))}")
+    subprocess.run(["dropdb", DB], check=True)
+
+
+if __name__ == "__main__":
+    main()
