@@ -81,7 +81,19 @@ core_push(WindowCore *c, SpRing *r, double x)
 	if (sp_ring_full(r))
 	{
 		double		old = sp_ring_pop_oldest(r);
+		SpSum		diff = sp_two_sum(x, -old);
 
+		/*
+		 * The usual row of a full window: add the exact difference x - old
+		 * in one step rather than removing and adding (half the dependent
+		 * floating-point chain).
+		 */
+		if (isfinite(diff.hi) && isfinite(old))
+		{
+			sp_ring_push(r, x);
+			c->sum = sp_sum_add_sum(c->sum, diff);
+			return true;
+		}
 		if (!core_count_nonfinite(c, old, -1))
 			c->sum = sp_sum_add(c->sum, -old);
 	}

@@ -14,14 +14,6 @@
 
 #include "sp_engine.h"
 
-bool
-sp_key_equal(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b);
-	return a == b;
-}
-
 void
 sp_config_layout(SpConfig *cfg)
 {
@@ -107,6 +99,9 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	Assert(p - mem <= size);
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
+	/* the common case gets a path of its own (run_single) */
+	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1;
+	run->single_lazy = run->single && cfg->ops[0].type->value != NULL;
 	return run;
 }
 
@@ -188,6 +183,23 @@ forward(SpRun *run)
 	}
 }
 
+/*
+ * forward() for a pipeline of one operator with one data port and one
+ * output: no feeds to gather, no order to follow.
+ */
+static inline void
+run_single(SpRun *run, double x)
+{
+	const SpOperator *op = &run->cfg->ops[0];
+
+	if (op->type->step(&op->params, run->opstate, run->rings, &x, &run->val[0]))
+	{
+		run->buffered[0] = true;
+		run->buffer_lazy[0] = run->single_lazy;
+		run->buffer[0] = run->val[0];
+	}
+}
+
 static void
 clear_emitted(SpRun *run)
 {
@@ -219,7 +231,9 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 		run->has_key = true;
 	}
 
-	if (values != NULL)
+	if (values != NULL && run->single)
+		run_single(run, cfg->in_types[0] == SP_PORT_BOOLEAN ? (values[0] != 0.0) : values[0]);
+	else if (values != NULL)
 	{
 		for (int i = 0; i < cfg->n_in; i++)
 			run->row_in[i] = (cfg->in_types[i] == SP_PORT_BOOLEAN) ?

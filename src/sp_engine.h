@@ -87,6 +87,8 @@ typedef struct SpRun
 	double	   *buffer;
 	char	   *opstate;		/* cfg->state_size bytes */
 	SpRing	   *rings;			/* cfg->n_rings */
+	bool		single;			/* one operator, one data port, one output */
+	bool		single_lazy;	/* ... whose output is computed when needed */
 	/* results of the last row: what it emitted */
 	int			n_emitted;
 	bool	   *emitted;
@@ -128,8 +130,5 @@ extern bool sp_run_flush(SpRun *run);
  * which store values, not laziness; the run is not changed.
  */
 extern double sp_run_buffer_value(const SpRun *run, int i);
-
-/* float8 equality as PostgreSQL defines it: NaN = NaN, -0 = 0. */
-extern bool sp_key_equal(double a, double b);
 
 #endif							/* SP_ENGINE_H */

@@ -20,6 +20,7 @@
 
 #include "lib/stringinfo.h"
 #include "sp_engine.h"
+#include "sp_key.h"
 #include "sp_spec.h"
 
 #include "shim.h"
@@ -262,7 +263,7 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 		bool		knull = (flags & 6) == 6;
 		double		key = pick(p[1]);
 		bool		had_key = run->has_key;
-		bool		same = had_key && sp_key_equal(cur_key, key);
+		bool		same = had_key && sp_float8_key_equal(cur_key, key);
 		bool		emitted;
 
 		for (int i = 0; i < cfg->n_in; i++)
