@@ -71,7 +71,9 @@ def main():
     big = ROWS * 10
     print(f"\n{big} streamed rows, fresh session each, peak RSS:")
     for name, query in [
-        ("floor sum(v), max(k)", f"SELECT sum(i::float8), max(i / 1000000) FROM generate_series(1, {big}) AS i"),
+        ("floor sum(v), max(k), max(ts)",
+         f"""SELECT sum(i::float8), max(i / 1000000), max('2026-01-01'::timestamptz + i * interval '1 second')
+               FROM generate_series(1, {big}) AS i"""),
         ("pipeline_agg, key changes every 1M rows",
          f"""SELECT pipeline_rows(pipeline_agg('2026-01-01'::timestamptz + i * interval '1 second',
                i::float8, i / 1000000, '{SPEC}')) FROM generate_series(1, {big}) AS i"""),
