@@ -11,6 +11,7 @@ DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.s
 
 OBJS = \
 	src/sp_json.o \
+	src/sp_sort.o \
 	src/sp_spec.o \
 	src/sp_spec_write.o \
 	src/sp_engine.o \

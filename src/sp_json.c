@@ -23,6 +23,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "sp_json.h"
+#include "sp_sort.h"
 
 /*
  * Specs are shallow and small; a deeper or wider document is an attack or a
@@ -489,37 +490,13 @@ skip_string(JsonReader *r)
 	return flags;
 }
 
-/* Stable merge sort of n key nodes by their unescaped text. */
-static int32 *
-sort_keys(JsonReader *r, int n)
+/* Order of two key nodes by their unescaped text, for sp_sort_indexes. */
+static int
+key_order(const void *arg, int32 x, int32 y)
 {
-	int32	   *a = r->keys,
-			   *b = r->sort_buf;
+	const JsonReader *r = arg;
 
-	for (int width = 1; width < n; width *= 2)
-	{
-		int32	   *t;
-
-		for (int lo = 0; lo < n; lo += 2 * width)
-		{
-			int			mid = Min(lo + width, n),
-						hi = Min(lo + 2 * width, n),
-						i = lo,
-						j = mid,
-						k = lo;
-
-			while (i < mid && j < hi)
-				b[k++] = key_compare(r->start, &r->out[a[j]], &r->out[a[i]]) < 0 ? a[j++] : a[i++];
-			while (i < mid)
-				b[k++] = a[i++];
-			while (j < hi)
-				b[k++] = a[j++];
-		}
-		t = a;
-		a = b;
-		b = t;
-	}
-	return a;
+	return key_compare(r->start, &r->out[x], &r->out[y]);
 }
 
 /* Record the first duplicate key of the object at node obj, if any. */
@@ -534,7 +511,7 @@ check_duplicates(JsonReader *r, int obj)
 		r->keys[m++] = (int32) (k - r->out);
 	if (m < 2)
 		return;
-	sorted = sort_keys(r, m);
+	sorted = sp_sort_indexes(r->keys, r->sort_buf, m, key_order, r);
 	/*
 	 * The sort is stable, so of two equal keys the second comes later; nodes
 	 * are in text order, so the smallest node is the first duplicate.

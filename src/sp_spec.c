@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 #include "sp_json.h"
 #include "sp_spec.h"
+#include "sp_sort.h"
 
 #define spec_error(...) \
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__))
@@ -47,7 +48,7 @@ typedef struct SpecReader
 	const SpJsonDoc *doc;
 	MemoryContext keep;			/* the caller's: what the configuration keeps */
 	SpConfig   *cfg;
-	int		   *by_id;			/* operators in order of id, see index_ids() */
+	int32	   *by_id;			/* operators in order of id, see index_ids() */
 	int			n_feeds;
 	int		   *fed_by;			/* per feed: connection feeding it, -1 the pipeline */
 } SpecReader;
@@ -569,39 +570,23 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
  * looked up in O(log n) comparisons each, rather than one comparison per
  * operator for each of up to 16384 connections.
  */
+static int
+id_order(const void *arg, int32 x, int32 y)
+{
+	const SpConfig *cfg = arg;
+
+	return strcmp(cfg->ops[x].id, cfg->ops[y].id);
+}
+
 static void
 index_ids(SpecReader *r)
 {
 	const SpConfig *cfg = r->cfg;
-	int		   *a = palloc(sizeof(int) * cfg->n_ops),
-			   *b = palloc(sizeof(int) * cfg->n_ops);
+	int32	   *a = palloc(sizeof(int32) * cfg->n_ops);
 
 	for (int i = 0; i < cfg->n_ops; i++)
 		a[i] = i;
-	for (int width = 1; width < cfg->n_ops; width *= 2)
-	{
-		int		   *t;
-
-		for (int lo = 0; lo < cfg->n_ops; lo += 2 * width)
-		{
-			int			mid = Min(lo + width, cfg->n_ops),
-						hi = Min(lo + 2 * width, cfg->n_ops),
-						i = lo,
-						j = mid,
-						k = lo;
-
-			while (i < mid && j < hi)
-				b[k++] = strcmp(cfg->ops[a[j]].id, cfg->ops[a[i]].id) < 0 ? a[j++] : a[i++];
-			while (i < mid)
-				b[k++] = a[i++];
-			while (j < hi)
-				b[k++] = a[j++];
-		}
-		t = a;
-		a = b;
-		b = t;
-	}
-	r->by_id = a;
+	r->by_id = sp_sort_indexes(a, palloc(sizeof(int32) * cfg->n_ops), cfg->n_ops, id_order, cfg);
 }
 
 static int

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""segment_agg's cost per key type, against the executor's floor.
+"""segment_agg's cost per key type, against the executor's floor, and
+against the plain SQL a user writes today for the same results.
 
 The floor is row_number() over the same rows, in the same order, with the
 same key expression computed and consumed.  Each key runs segment_agg with
@@ -74,6 +75,56 @@ def key_query(key):
     return f"SELECT count(x) FROM (SELECT segment_key(v, {key}) OVER (ORDER BY ts) AS x FROM r) AS s"
 
 
+# The plain SQL a user writes today for the same results.  Day-scoped: the
+# mean of each Berlin day's last 10 readings, stamped with the first reading
+# of the next day.  Cycle-scoped: the same for each run of the machine state.
+BERLIN = "date_trunc('day', ts, 'Europe/Berlin')"
+PLAIN = [
+    ("day-scoped MovingAverage(10) at day end, Berlin days",
+     f"""SELECT ts, x FROM (SELECT ts, segment_agg(v, {BERLIN}, {SPEC}) OVER (ORDER BY ts) AS x FROM r) AS s
+         WHERE x IS NOT NULL""",
+     f"""WITH d AS (SELECT ts, v, {BERLIN} AS seg,
+                           row_number() OVER (PARTITION BY {BERLIN} ORDER BY ts DESC) AS back FROM r),
+              last10 AS (SELECT seg, avg(v) AS x FROM d WHERE back <= 10 GROUP BY seg HAVING count(*) = 10),
+              segs AS (SELECT seg, lead(min(ts)) OVER (ORDER BY seg) AS closed_at FROM d GROUP BY seg)
+         SELECT closed_at AS ts, x FROM last10 JOIN segs USING (seg) WHERE closed_at IS NOT NULL"""),
+    ("cycle-scoped MovingAverage(10) at run end, text state",
+     f"""SELECT ts, x FROM (SELECT ts, segment_agg(v, state, {SPEC}) OVER (ORDER BY ts) AS x FROM r) AS s
+         WHERE x IS NOT NULL""",
+     """WITH c AS (SELECT ts, v, count(*) FILTER (WHERE state IS DISTINCT FROM prev) OVER (ORDER BY ts) AS seg
+                  FROM (SELECT ts, v, state, lag(state) OVER (ORDER BY ts) AS prev FROM r) AS l),
+             d AS (SELECT ts, v, seg, row_number() OVER (PARTITION BY seg ORDER BY ts DESC) AS back FROM c),
+             last10 AS (SELECT seg, avg(v) AS x FROM d WHERE back <= 10 GROUP BY seg HAVING count(*) = 10),
+             segs AS (SELECT seg, lead(min(ts)) OVER (ORDER BY seg) AS closed_at FROM d GROUP BY seg)
+        SELECT closed_at AS ts, x FROM last10 JOIN segs USING (seg) WHERE closed_at IS NOT NULL"""),
+]
+
+
+def plain_sql():
+    """Check that both queries return the same rows, then time them side by side."""
+    print("
+segment_agg against the plain SQL a user writes today for the same results")
+    for label, seg, plain in PLAIN:
+        rounded = "SELECT ts, round(x::numeric, 6) FROM ({}) AS q"
+        n, diff = psql(f"SELECT (SELECT count(*) FROM ({seg}) AS a), (SELECT count(*) FROM "
+                       f"(({rounded.format(seg)} EXCEPT ALL {rounded.format(plain)}) UNION ALL "
+                       f"({rounded.format(plain)} EXCEPT ALL {rounded.format(seg)})) AS d)").strip().split("|")
+        if int(diff) != 0:
+            sys.exit(f"  {label}: the two queries disagree on {diff} rows")
+        wall = {"segment_agg": [], "plain SQL": []}
+        cpu = {"segment_agg": [], "plain SQL": []}
+        for rnd in range(ROUNDS):
+            for name, q in (("segment_agg", seg), ("plain SQL", plain))[::1 if rnd % 2 == 0 else -1]:
+                w, c = exec_ms(f"SELECT count(*) FROM ({q}) AS s")
+                wall[name].append(w)
+                cpu[name].append(c)
+        ws, wp = statistics.median(wall["segment_agg"]), statistics.median(wall["plain SQL"])
+        cs, cp = statistics.median(cpu["segment_agg"]), statistics.median(cpu["plain SQL"])
+        print(f"  {label}: {n} rows, the same from both;\n"
+              f"    execution segment_agg {ws:.1f} ms, plain SQL {wp:.1f} ms: x{wp / ws:.2f} faster; "
+              f"on a CPU {cs:.1f} ms against {cp:.1f} ms: x{cp / cs:.2f}")
+
+
 def temp_bytes(query):
     psql("SELECT pg_stat_force_next_flush()")
     before = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
@@ -131,6 +182,7 @@ def main():
         for a in ("segment_key, float8 day", "segment_key, text column"):
             f = "floor, key " + ("float8 day" if "float8" in a else "text column")
             print(f"  {a:30s} x{med[a] / med[f]:5.3f}  x{low[a] / low[f]:5.3f}")
+    plain_sql()
     print(f"\ntemporary bytes, one partition of {ROWS} rows, close_at_end, work_mem 4MB: "
           f"{temp_bytes(agg_query(KEYS[0][1], ', close_at_end => true'))}")
     subprocess.run(["dropdb", DB], check=True)

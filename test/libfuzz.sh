@@ -21,7 +21,7 @@ mkdir -p "$out" "$work/corpus"
 clang -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined \
 	-I "$("$PG_CONFIG" --includedir-server)" -I "$ROOT/src" -I "$ROOT/test/standalone" \
-	"$ROOT"/src/sp_json.c "$ROOT"/src/sp_spec.c "$ROOT"/src/sp_spec_write.c "$ROOT"/src/sp_engine.c "$ROOT"/src/sp_ring.c \
+	"$ROOT"/src/sp_json.c "$ROOT"/src/sp_sort.c "$ROOT"/src/sp_spec.c "$ROOT"/src/sp_spec_write.c "$ROOT"/src/sp_engine.c "$ROOT"/src/sp_ring.c \
 	"$ROOT"/src/sp_registry.c "$ROOT"/src/ops_*.c \
 	"$ROOT"/test/standalone/shim.c "$ROOT"/test/standalone/fuzz_spec.c \
 	"$("$PG_CONFIG" --pkglibdir)/libpgcommon.a" "$("$PG_CONFIG" --pkglibdir)/libpgport.a" -lm \
