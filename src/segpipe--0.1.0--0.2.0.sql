@@ -73,8 +73,7 @@ CREATE FUNCTION segment_key(value float8[], key anyelement, close_at_end boolean
 COMMENT ON FUNCTION segment_key(float8[], anyelement, boolean) IS
 	'segment_key(value[], key); when close_at_end, the partition''s last row also closes the open segment';
 
--- pipeline_agg and the accessors of a pipeline's state (0.2.0).  Pasted into
--- segpipe--0.2.0.sql and segpipe--0.1.0--0.2.0.sql.
+-- pipeline_agg and the accessors of a pipeline's state.
 
 -- Equality and a bytewise order (every stored value is canonical), so that
 -- DISTINCT, GROUP BY, UNION and indexes work on pipeline columns.
