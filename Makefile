@@ -17,6 +17,9 @@ OBJS = \
 	src/sp_engine.o \
 	src/sp_ring.o \
 	src/sp_codec.o \
+	src/sp_jscan.o \
+	src/sp_state.o \
+	src/sp_keyio.o \
 	src/sp_registry.o \
 	src/ops_trackers.o \
 	src/ops_window.o \
@@ -25,9 +28,11 @@ OBJS = \
 	src/ops_dsp.o \
 	src/sp_key.o \
 	src/pipeline_type.o \
-	src/segment_agg.o
+	src/segment_agg.o \
+	src/pipeline_agg.o \
+	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

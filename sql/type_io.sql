@@ -91,7 +91,7 @@ SELECT try_recv('\x01000000' || '\x00000013'::bytea || convert_to('{"type":"Iden
 -- know, a header cut short, a NUL or invalid UTF-8 in the text, a text
 -- that is no spec.
 SELECT try_recv('\x01000000' || '\x00000012'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
-SELECT try_recv('\x02000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
+SELECT try_recv('\x03000000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 SELECT try_recv('\x01010000' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 SELECT try_recv('\x01000001' || '\x00000013'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));
 SELECT try_recv('\x01000000' || '\x7fffffff'::bytea || convert_to('{"type":"Identity"}', 'UTF8'));

@@ -63,5 +63,14 @@ SELECT ts, segment_agg(ARRAY[v], k, p, true) OVER (ORDER BY ts) AS sum_and_count
 FROM stored, (VALUES (1, 1, 10::bigint), (2, 2, 10), (3, 4, 11)) AS t(ts, v, k)
 WHERE id = 2;
 
+-- A value stored under 0.1.0 (format 1) equals a fresh cast of its text,
+-- and starts pipeline_agg; the result, carrying state, is format 2.
+SELECT id, get_byte(pipeline_send(p), 0) AS format, p = p::text::pipeline AS equal_to_fresh
+FROM stored ORDER BY id;
+SELECT extract(epoch FROM e.ts) AS ts, e.key, e.port, e.value, get_byte(pipeline_send(r.q), 0) AS format
+FROM (SELECT pipeline_agg(to_timestamp(ts), v, k, p ORDER BY ts) AS q
+      FROM stored, (VALUES (1, 1.0, 'IDLE'), (2, 3, 'IDLE'), (3, 5, 'RUNNING')) AS t(ts, v, k)
+      WHERE id = 1 GROUP BY id) AS r, emissions(r.q) AS e;
+
 \c :regression_db
 DROP DATABASE segpipe_upgrade;

@@ -2,24 +2,32 @@
  * sp_codec.h
  *	  The stored form of a `pipeline` value.
  *
- * Layout (format version 1), after the varlena header:
+ * After the varlena header:
  *
- *	uint8	version		SP_FORMAT_VERSION; anything else is refused
- *	uint8	flags		must be 0 in this version (state sections come later)
+ *	uint8	version		1: configuration only; 2: configuration and state
+ *	uint8	flags		must be 0
  *	uint16	reserved	must be 0
  *	uint32	config_len	bytes of configuration text that follow
  *	char	config[config_len]	canonical spec JSON, no NUL
+ *	char	state[]		version 2 only: the rest of the value, the state's
+ *						canonical JSON (sp_state.h), no NUL, not empty
  *
- * The binary send/recv form is the same bytes without the varlena header,
- * so the wire format carries the version too.  Every read checks lengths
- * before touching bytes and re-validates the configuration.
+ * Version 1 is what 0.1.0 wrote, and what a value without state is still
+ * written as; version 2 is written once a row has been processed.  Both
+ * are read, through one entry point (sp_value_open) that detoasts and
+ * checks every length.  The binary send/recv form is the same layout
+ * without the varlena header, texts in the client encoding, integers in
+ * network byte order.  The text form is the configuration's JSON with the
+ * state as its last member, "state".
  */
 #ifndef SP_CODEC_H
 #define SP_CODEC_H
 
 #include "sp_engine.h"
+#include "sp_state.h"
 
-#define SP_FORMAT_VERSION 1
+#define SP_FORMAT_CONFIG	1
+#define SP_FORMAT_STATE		2
 
 typedef struct PipelineValue
 {
@@ -33,8 +41,28 @@ typedef struct PipelineValue
 
 #define SP_HEADER_SIZE offsetof(PipelineValue, config)
 
-/* Build a value holding cfg (canonical text). */
-extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
+/* A checked stored value's parts; state is NULL for version 1. */
+typedef struct SpValueView
+{
+	const char *config;
+	uint32		config_len;
+	const char *state;
+	uint32		state_len;
+} SpValueView;
+
+/*
+ * The one entry point that reads a stored value: detoast, check the header
+ * and every length (22P03 when malformed), and present either version as a
+ * view.
+ */
+extern PipelineValue *sp_value_open(Datum d, SpValueView *view);
+
+/* Check an already detoasted value; fills view. */
+extern void sp_value_view(const PipelineValue *pv, SpValueView *view);
+
+/* The parts as NUL-terminated strings (22P03 when one holds a NUL). */
+extern char *sp_view_config_text(const SpValueView *view);
+extern char *sp_view_state_text(const SpValueView *view);
 
 /*
  * Raise 22P03 "invalid binary representation of type pipeline" with detail:
@@ -42,8 +70,11 @@ extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
  */
 extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
 
-/* Check a stored value's header; raises 22P03 when it is malformed. */
-extern void sp_value_check(const PipelineValue *pv);
+/* Build a value holding cfg (canonical text), without state. */
+extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
+
+/* Build a value holding cfg and st (version 2). */
+extern PipelineValue *sp_value_build(const SpConfig *cfg, const SpState *st);
 
 /* Check a stored value and return its configuration. */
 extern SpConfig *sp_value_config(const PipelineValue *pv);

@@ -252,3 +252,10 @@ sp_run_flush(SpRun *run)
 	run->has_key = false;
 	return run->n_emitted > 0;
 }
+
+double
+sp_run_buffer_value(const SpRun *run, int i)
+{
+	Assert(run->buffered[i]);
+	return run->buffer_lazy[i] ? op_value(run, run->cfg->out_op[i]) : run->buffer[i];
+}

@@ -124,4 +124,11 @@ extern bool sp_run_row(SpRun *run, const double *values, SpKeyEvent key);
  */
 extern bool sp_run_flush(SpRun *run);
 
+/*
+ * The value buffered for output port i (run->buffered[i] must be set),
+ * computed from its operator's state when it is lazy.  For the codecs,
+ * which store values, not laziness; the run is not changed.
+ */
+extern double sp_run_buffer_value(const SpRun *run, int i);
+
 #endif							/* SP_ENGINE_H */

@@ -4,7 +4,9 @@
 #   bench.py       the operators against built-in window functions, and the
 #                  partition-memory check (temporary bytes, peak RSS);
 #   bench_keys.py  segment_agg per key type against the executor's floor, and
-#                  against the plain SQL a user writes today for the same rows.
+#                  against the plain SQL a user writes today for the same rows;
+#   bench_agg.py   pipeline_agg against the aggregate floor sum(v), max(k)
+#                  over the same ordered rows, and its peak RSS over a stream.
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -13,4 +15,5 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
-	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@"' "$ROOT" "$@"
+	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
+		python3 "$0/test/bench_agg.py" "$@"' "$ROOT" "$@"

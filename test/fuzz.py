@@ -98,8 +98,34 @@ LIMIT_SEEDS = [
     fan_out(64),
     json.dumps(dict({"type": "Identity"}, **{"m%d" % i: i for i in range(4094)})),
 ]
+# Pipelines carrying state (configuration, state): text seeds, and format 2
+# wire seeds.  Keys are float8 like the rows' keys; the progress is before
+# the rows, so that the accepted ones can continue over them.
+STATE_SEEDS = [
+    ('{"type": "MovingAverage", "window_size": 3}',
+     '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 4, '
+     '"discarded": 1, "late": 0, "buffer": [2], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, '
+     '"sum": 6, "sum_err": 0, "values": [1, 2, 3]}}, "emissions": [["1970-01-01 00:00:00+00", "NaN", 1, 0.5]]}'),
+    ('{"type": "WindowMinMax", "window_size": 3, "mode": "max"}',
+     '{"key_type": "double precision", "key": "-0", "progress": "1970-01-01 00:00:00+00", "rows": 3, '
+     '"discarded": 0, "late": 0, "buffer": [5], "operators": {"op1": {"seen": 3, "values": [5, 3], '
+     '"indexes": [0, 2]}}, "emissions": []}'),
+    ('{"type": "StandardDeviation", "window_size": 3}',
+     '{"key_type": "double precision", "key": "2", "progress": "1970-01-01 00:00:00+00", "rows": 2, '
+     '"discarded": 0, "late": 0, "buffer": [null], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, '
+     '"scale": 1, "fresh": 2, "nonzero": 2, "near_top": 2, "sum": 1.5, "sum_err": 0, "sumsq": 1.25, '
+     '"sumsq_err": 0, "values": [1, 2]}}, "emissions": []}'),
+    ('{"type": "Pipeline", "operators": [{"type": "CumulativeSum", "id": "a"}, {"type": "Difference", "id": "d"}], '
+     '"connections": [{"from": "a", "to": "d"}], "entryOperator": "a", "outputMappings": {"d": {"o1": "o1"}}, '
+     '"late": "drop"}',
+     '{"key_type": "double precision", "key": null, "progress": "1970-01-01 00:00:00+00", "rows": 9, '
+     '"discarded": 2, "late": 3, "buffer": [null], "operators": {"a": {"sum": 0, "sum_err": 0}, '
+     '"d": {"seen": 0, "previous": 0}}, "emissions": [["1970-01-01 00:00:00+00", "Infinity", 1, "-Infinity"]]}'),
+]
+SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
+          '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
           '"boolean"', '"vector_number"', '"window_size"', '"operators"', '"connections"', '\u00e9',
           '\u2028', '[' * 70, ']' * 70]
 
@@ -130,9 +156,11 @@ def mutate(rng, s):
     return s
 
 
-def wire(spec_text):
+def wire(spec_text, state_text=None):
     b = spec_text.encode()
-    return bytes([1, 0, 0, 0]) + struct.pack(">I", len(b)) + b
+    if state_text is None:
+        return bytes([1, 0, 0, 0]) + struct.pack(">I", len(b)) + b
+    return bytes([2, 0, 0, 0]) + struct.pack(">I", len(b)) + b + state_text.encode()
 
 
 def mutate_bytes(rng, b):
@@ -187,6 +215,17 @@ BEGIN
             RETURN 'run[] ' || SQLSTATE;
         END IF;
     END;
+    -- a pipeline with state continues over the rows, and its accessors read it
+    BEGIN
+        PERFORM pipeline_rows(pipeline_agg(to_timestamp(ts), v, k, p ORDER BY ts)),
+                (SELECT count(*) FROM emissions(p)), (SELECT count(*) FROM pending(p)),
+                pipeline_key(flush(p)), pipeline_progress(p), pipeline_late(p)
+        FROM rows;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT IN ('22023', '22000', '42804', '22003', '22012', '2201E', '2201F') THEN
+            RETURN 'agg ' || SQLSTATE;
+        END IF;
+    END;
     RETURN 'ok';
 END $$;
 CREATE FUNCTION fuzz_recv(bytes bytea) RETURNS text LANGUAGE plpgsql AS $$
@@ -211,6 +250,7 @@ def main():
     texts = LIMIT_SEEDS + [mutate(rng, pick(rng)) for _ in range(CASES)]
     texts = [t.replace("\x00", "") for t in texts]
     blobs = [mutate_bytes(rng, wire(pick(rng))) for _ in range(CASES // 4)]
+    blobs += [mutate_bytes(rng, wire(*rng.choice(STATE_SEEDS))) for _ in range(CASES // 8)]
     blobs += [bytes(rng.randrange(256) for _ in range(rng.randint(0, 24))) for _ in range(CASES // 4)]
 
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)

@@ -1,0 +1,180 @@
+/*
+ * pipeline_access.c
+ *	  Reading a pipeline value: its emissions, what is pending, its key,
+ *	  progress and counters; and flush(), which closes the open segment.
+ *
+ * They read the stored texts only (keys stay text), so they run no type's
+ * I/O and depend on no setting.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+
+#include "sp_codec.h"
+#include "sp_spec.h"
+#include "sp_state.h"
+
+PG_FUNCTION_INFO_V1(pipeline_emissions);
+PG_FUNCTION_INFO_V1(pipeline_pending);
+PG_FUNCTION_INFO_V1(pipeline_flush);
+PG_FUNCTION_INFO_V1(pipeline_key);
+PG_FUNCTION_INFO_V1(pipeline_progress);
+PG_FUNCTION_INFO_V1(pipeline_rows);
+PG_FUNCTION_INFO_V1(pipeline_discarded);
+PG_FUNCTION_INFO_V1(pipeline_late);
+
+/* The value's state, or NULL when it has none; its configuration in *cfg. */
+static SpState *
+open_state(Datum d, SpConfig **cfg)
+{
+	SpValueView view;
+
+	(void) sp_value_open(d, &view);
+	*cfg = sp_spec_read(sp_view_config_text(&view));
+	if (view.state == NULL)
+		return NULL;
+	return sp_state_read(sp_view_state_text(&view), *cfg, CurrentMemoryContext,
+						 ERRCODE_INVALID_BINARY_REPRESENTATION);
+}
+
+/* emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8) */
+Datum
+pipeline_emissions(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SpConfig   *cfg;
+	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int e = 0; st != NULL && e < st->n_emit; e++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		values[0] = TimestampTzGetDatum(st->emit[e].ts);
+		values[1] = CStringGetTextDatum(st->emit[e].key);
+		values[2] = Int32GetDatum(st->emit[e].port + 1);
+		values[3] = Float8GetDatum(st->emit[e].value);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* pending(p) -> TABLE(key text, port int, value float8) */
+Datum
+pipeline_pending(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SpConfig   *cfg;
+	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; st != NULL && st->key != NULL && i < cfg->n_out; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		if (!st->run->buffered[i])
+			continue;
+		values[0] = CStringGetTextDatum(st->key);
+		values[1] = Int32GetDatum(i + 1);
+		values[2] = Float8GetDatum(sp_run_buffer_value(st->run, i));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * flush(p, ts timestamptz DEFAULT NULL) -> pipeline: the open segment's
+ * buffer is emitted, stamped ts or the latest ts processed; the operators
+ * are reset and the key forgotten.  A flush at ts also moves the progress
+ * to ts, so it may not be earlier than the progress.  A pipeline that has
+ * processed nothing is returned as it is.
+ */
+Datum
+pipeline_flush(PG_FUNCTION_ARGS)
+{
+	SpConfig   *cfg;
+	SpState    *st;
+	TimestampTz stamp;
+	int			n = 0;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = open_state(PG_GETARG_DATUM(0), &cfg);
+	if (st == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (!PG_ARGISNULL(1))
+	{
+		stamp = PG_GETARG_TIMESTAMPTZ(1);
+		if (st->has_progress && stamp < st->progress)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("cannot flush at %s, before the pipeline's progress",
+							pstrdup(timestamptz_to_str(stamp))),
+					 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
+							   cfg->id, pstrdup(timestamptz_to_str(st->progress)))));
+		st->has_progress = true;
+		st->progress = stamp;
+	}
+	else
+		stamp = st->progress;	/* a key implies a progress */
+
+	st->emit = palloc(sizeof(SpEmission) * cfg->n_out);
+	if (sp_run_flush(st->run))
+		for (int i = 0; i < cfg->n_out; i++)
+		{
+			if (!st->run->emitted[i])
+				continue;
+			st->emit[n].ts = stamp;
+			st->emit[n].key = st->key;
+			st->emit[n].port = i;
+			st->emit[n].value = st->run->emit[i];
+			n++;
+		}
+	st->n_emit = n;
+	st->key = NULL;
+	PG_RETURN_POINTER(sp_value_build(cfg, st));
+}
+
+Datum
+pipeline_key(PG_FUNCTION_ARGS)
+{
+	SpConfig   *cfg;
+	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+
+	if (st == NULL || st->key == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(st->key));
+}
+
+Datum
+pipeline_progress(PG_FUNCTION_ARGS)
+{
+	SpConfig   *cfg;
+	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+
+	if (st == NULL || !st->has_progress)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(st->progress);
+}
+
+/* Counters: 0 for a pipeline that has processed nothing. */
+#define COUNTER(fn, field) \
+Datum \
+fn(PG_FUNCTION_ARGS) \
+{ \
+	SpConfig   *cfg; \
+	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg); \
+\
+	PG_RETURN_INT64(st ? st->field : 0); \
+}
+
+COUNTER(pipeline_rows, rows)
+COUNTER(pipeline_discarded, discarded)
+COUNTER(pipeline_late, late)

@@ -1,0 +1,440 @@
+/*
+ * pipeline_agg.c
+ *	  pipeline_agg(): the segment rule as an ordinary aggregate whose result
+ *	  is a pipeline carrying its state (SPEC sections 2 and 3).
+ *
+ * The transition state is the engine's run plus what the segment rule
+ * needs around it: the current key, the latest timestamp processed, the
+ * counters, and the emissions of this run with the keys of the segments
+ * they closed (kept as Datums, printed once at the end).  Nothing is kept
+ * per row but emissions.  The spec comes from the group's first row; when
+ * it carries state the run starts from it, and its emissions are not
+ * reported again.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "sp_codec.h"
+#include "sp_engine.h"
+#include "sp_key.h"
+#include "sp_keyio.h"
+#include "sp_spec.h"
+#include "sp_state.h"
+
+PG_FUNCTION_INFO_V1(pipeline_agg_step);
+PG_FUNCTION_INFO_V1(pipeline_agg_step_array);
+PG_FUNCTION_INFO_V1(pipeline_agg_final);
+
+#define ARG_TS		1
+#define ARG_VALUE	2
+#define ARG_KEY		3
+#define ARG_SPEC	4
+
+/* ---- the transition state ---- */
+
+typedef struct AggEmission
+{
+	TimestampTz ts;
+	int32		seg;			/* index into seg_keys */
+	int32		port;
+	double		value;
+} AggEmission;
+
+typedef struct AggState
+{
+	MemoryContext cxt;
+	const SpConfig *cfg;
+	SpRun	   *run;
+	SpKeyType	kt;				/* the key type and its equality (sp_key.h) */
+	Datum		key;			/* valid when run->has_key */
+	bool		has_progress;
+	TimestampTz progress;
+	int64		rows;
+	int64		discarded;
+	int64		late;
+	int			n_emit;
+	int			max_emit;
+	AggEmission *emit;
+	int			n_seg;
+	int			max_seg;
+	Datum	   *seg_keys;		/* keys of the segments that emitted */
+} AggState;
+
+/*
+ * The configuration of the query's first spec, parsed once and kept for
+ * the query; groups with another configuration parse theirs into their own
+ * memory.
+ */
+typedef struct ConfigCache
+{
+	char	   *text;
+	uint32		len;
+	SpConfig   *cfg;
+} ConfigCache;
+
+static const SpConfig *
+config_for(FunctionCallInfo fcinfo, const SpValueView *view, MemoryContext aggcxt)
+{
+	ConfigCache *cache = fcinfo->flinfo->fn_extra;
+	MemoryContext old;
+	SpConfig   *cfg;
+
+	if (cache != NULL && cache->len == view->config_len &&
+		memcmp(cache->text, view->config, view->config_len) == 0)
+		return cache->cfg;
+	if (cache == NULL)
+	{
+		old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		cache = palloc0(sizeof(ConfigCache));
+		cache->cfg = sp_spec_read(sp_view_config_text(view));
+		cache->len = view->config_len;
+		cache->text = pnstrdup(view->config, view->config_len);
+		fcinfo->flinfo->fn_extra = cache;
+		MemoryContextSwitchTo(old);
+		return cache->cfg;
+	}
+	old = MemoryContextSwitchTo(aggcxt);
+	cfg = sp_spec_read(sp_view_config_text(view));
+	MemoryContextSwitchTo(old);
+	return cfg;
+}
+
+/* A key that outlives the row: by-reference keys are copied to the run's memory. */
+static Datum
+copy_key(AggState *as, Datum key)
+{
+	MemoryContext old;
+	Datum		copy;
+
+	if (as->kt.typbyval)
+		return key;
+	old = MemoryContextSwitchTo(as->cxt);
+	copy = datumCopy(key, false, as->kt.typlen);
+	MemoryContextSwitchTo(old);
+	return copy;
+}
+
+/* Continue from a stored state: the run, the key, progress and counters. */
+static void
+resume(AggState *as, const SpValueView *view)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext,
+											  "pipeline_agg resume",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	SpState    *st = sp_state_read(sp_view_state_text(view), as->cfg, as->cxt,
+								   ERRCODE_INVALID_BINARY_REPRESENTATION);
+	char	   *type_name = sp_keyio_type_name(as->kt.type);
+
+	if (strcmp(type_name, st->key_type) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("key of type %s cannot continue a pipeline whose keys are of type %s",
+						type_name, st->key_type)));
+	as->run = st->run;
+	if (st->key != NULL)
+	{
+		SpKeyIO		io;
+		int			nest;
+		Datum		key;
+
+		sp_keyio_init(&io, as->kt.type, tmp);
+		nest = sp_keyio_begin();
+		key = sp_keyio_from_text(&io, st->key);
+		sp_keyio_end(nest);
+		as->key = copy_key(as, key);
+	}
+	as->has_progress = st->has_progress;
+	as->progress = st->progress;
+	as->rows = st->rows;
+	as->discarded = st->discarded;
+	as->late = st->late;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+}
+
+static AggState *
+agg_start(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+{
+	AggState   *as;
+	SpValueView view;
+	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
+
+	if (PG_ARGISNULL(ARG_SPEC))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("pipeline spec must not be NULL")));
+	if (!OidIsValid(key_type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+				 errmsg("could not determine the key's data type")));
+	(void) sp_value_open(PG_GETARG_DATUM(ARG_SPEC), &view);
+	as = MemoryContextAllocZero(aggcxt, sizeof(AggState));
+	as->cxt = aggcxt;
+	as->cfg = config_for(fcinfo, &view, aggcxt);
+	sp_key_type_init(&as->kt, key_type, PG_GET_COLLATION(), aggcxt);
+	if (view.state != NULL)
+		resume(as, &view);
+	else
+		as->run = sp_run_create(as->cfg, aggcxt);
+	return as;
+}
+
+static AggState *
+agg_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "pipeline_agg transition function called in non-aggregate context");
+	if (!PG_ARGISNULL(0))
+		return (AggState *) PG_GETARG_POINTER(0);
+	return agg_start(fcinfo, aggcxt);
+}
+
+/*
+ * The row's timestamp: NULL is an error; a late one is an error or is
+ * dropped (false), as the spec says.
+ */
+static bool
+check_time(AggState *as, FunctionCallInfo fcinfo, TimestampTz *ts)
+{
+	if (PG_ARGISNULL(ARG_TS))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("row timestamp must not be NULL")));
+	*ts = PG_GETARG_TIMESTAMPTZ(ARG_TS);
+	if (!as->has_progress || *ts >= as->progress)
+		return true;
+	if (as->cfg->late_drop)
+	{
+		as->late++;
+		return false;
+	}
+	/* timestamptz_to_str returns a static buffer: copy each */
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("row at %s is late", pstrdup(timestamptz_to_str(*ts))),
+			 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
+					   as->cfg->id, pstrdup(timestamptz_to_str(as->progress))),
+			 errhint("Feed the rows in timestamp order (ORDER BY ts in the aggregate call), or set \"late\": \"drop\" in the spec to skip late rows.")));
+}
+
+static void
+record_emissions(AggState *as, TimestampTz ts, Datum closed)
+{
+	const SpRun *run = as->run;
+
+	if (as->n_seg == as->max_seg)
+	{
+		as->max_seg = Max(16, as->max_seg * 2);
+		as->seg_keys = as->seg_keys ?
+			repalloc_huge(as->seg_keys, sizeof(Datum) * as->max_seg) :
+			MemoryContextAllocHuge(as->cxt, sizeof(Datum) * as->max_seg);
+	}
+	as->seg_keys[as->n_seg] = closed;
+	for (int i = 0; i < as->cfg->n_out; i++)
+	{
+		AggEmission *em;
+
+		if (!run->emitted[i])
+			continue;
+		if (as->n_emit == as->max_emit)
+		{
+			as->max_emit = Max(16, as->max_emit * 2);
+			as->emit = as->emit ?
+				repalloc_huge(as->emit, sizeof(AggEmission) * as->max_emit) :
+				MemoryContextAllocHuge(as->cxt, sizeof(AggEmission) * as->max_emit);
+		}
+		em = &as->emit[as->n_emit++];
+		em->ts = ts;
+		em->seg = as->n_seg;
+		em->port = i;
+		em->value = run->emit[i];
+	}
+	as->n_seg++;
+}
+
+/* One row, its timestamp checked; values is NULL for punctuation. */
+static void
+agg_row(AggState *as, FunctionCallInfo fcinfo, TimestampTz ts, const double *values)
+{
+	SpRun	   *run = as->run;
+	bool		knull = PG_ARGISNULL(ARG_KEY);
+	Datum		key;
+	bool		had_key = run->has_key;
+	Datum		closed = as->key;
+	SpKeyEvent	ev;
+
+	as->rows++;
+	if (knull)
+	{
+		/* an unpaired row is discarded and does not advance time */
+		if (values != NULL)
+			as->discarded++;
+		else
+		{
+			as->has_progress = true;
+			as->progress = ts;
+		}
+		return;
+	}
+	as->has_progress = true;
+	as->progress = ts;
+	key = PG_GETARG_DATUM(ARG_KEY);
+	if (had_key && sp_keys_equal(&as->kt, as->key, key))
+		ev = SP_KEY_SAME;
+	else
+	{
+		ev = SP_KEY_NEW;
+		as->key = copy_key(as, key);
+	}
+	if (sp_run_row(run, values, ev))
+		record_emissions(as, ts, closed);
+	else if (ev == SP_KEY_NEW && had_key && !as->kt.typbyval)
+		pfree(DatumGetPointer(closed));
+}
+
+/* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
+Datum
+pipeline_agg_step(PG_FUNCTION_ARGS)
+{
+	AggState   *as = agg_state(fcinfo);
+	TimestampTz ts;
+	double		value;
+
+	if (as->cfg->n_in != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pipeline \"%s\" has %d data ports, but the value is a single float8",
+						as->cfg->id, as->cfg->n_in),
+				 errhint("Pass one value per data port as a float8[].")));
+	if (check_time(as, fcinfo, &ts))
+	{
+		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
+		agg_row(as, fcinfo, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value);
+	}
+	PG_RETURN_POINTER(as);
+}
+
+/*
+ * Read a float8[] of one value per data port into values[].  Returns false
+ * for punctuation (every element NULL).
+ */
+static bool
+read_array_row(Datum d, const SpConfig *cfg, double *values)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	int			n;
+	bits8	   *nulls;
+	const char *data;
+	int			nnull = 0;
+
+	if (ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("value must be a one-dimensional array")));
+	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
+	if (n != cfg->n_in)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg_plural("value has %d element, but pipeline \"%s\" has %d data ports",
+							   "value has %d elements, but pipeline \"%s\" has %d data ports",
+							   n, n, cfg->id, cfg->n_in)));
+	nulls = ARR_NULLBITMAP(a);
+	data = ARR_DATA_PTR(a);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls && !(nulls[i / 8] & (1 << (i % 8))))
+		{
+			nnull++;
+			continue;
+		}
+		memcpy(&values[i], data, sizeof(double));
+		data += sizeof(double);
+	}
+	if (nnull == n)
+		return false;
+	if (nnull > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg_plural("value has %d NULL element out of %d",
+							   "value has %d NULL elements out of %d",
+							   nnull, nnull, n),
+				 errdetail("A row is punctuation only when every element is NULL.")));
+	return true;
+}
+
+/* pipeline_agg(ts timestamptz, value float8[], key anyelement, spec pipeline) */
+Datum
+pipeline_agg_step_array(PG_FUNCTION_ARGS)
+{
+	AggState   *as = agg_state(fcinfo);
+	TimestampTz ts;
+
+	if (check_time(as, fcinfo, &ts))
+	{
+		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
+			read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->cfg, as->run->row_in);
+
+		agg_row(as, fcinfo, ts, data_row ? as->run->row_in : NULL);
+	}
+	PG_RETURN_POINTER(as);
+}
+
+/*
+ * The pipeline with its state and this run's emissions.  Reads the
+ * transition state only, so it may be called more than once.
+ */
+Datum
+pipeline_agg_final(PG_FUNCTION_ARGS)
+{
+	AggState   *as;
+	SpState		st;
+	SpKeyIO		io;
+	char	  **seg_text;
+	int			nest;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "pipeline_agg final function called in non-aggregate context");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	as = (AggState *) PG_GETARG_POINTER(0);
+
+	memset(&st, 0, sizeof(st));
+	st.key_type = sp_keyio_type_name(as->kt.type);
+	st.has_progress = as->has_progress;
+	st.progress = as->progress;
+	st.rows = as->rows;
+	st.discarded = as->discarded;
+	st.late = as->late;
+	st.run = as->run;
+	st.n_emit = as->n_emit;
+	st.emit = palloc(sizeof(SpEmission) * Max(as->n_emit, 1));
+	seg_text = palloc(sizeof(char *) * Max(as->n_seg, 1));
+
+	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
+	nest = sp_keyio_begin();
+	if (as->run->has_key)
+		st.key = sp_keyio_to_text(&io, as->key);
+	for (int s = 0; s < as->n_seg; s++)
+		seg_text[s] = sp_keyio_to_text(&io, as->seg_keys[s]);
+	sp_keyio_end(nest);
+
+	for (int e = 0; e < as->n_emit; e++)
+	{
+		st.emit[e].ts = as->emit[e].ts;
+		st.emit[e].key = seg_text[as->emit[e].seg];
+		st.emit[e].port = as->emit[e].port;
+		st.emit[e].value = as->emit[e].value;
+	}
+	PG_RETURN_POINTER(sp_value_build(as->cfg, &st));
+}

@@ -1,0 +1,322 @@
+/*
+ * sp_jscan.c
+ *	  The pull reader of JSON (see sp_jscan.h).
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+
+#include "sp_jscan.h"
+
+/* The state nests three deep; anything deeper is refused at once. */
+#define SCAN_MAX_DEPTH 16
+
+void
+sp_scan_init(SpScan *s, const char *text, int code)
+{
+	s->start = s->p = text;
+	s->code = code;
+}
+
+void
+sp_scan_fail(SpScan *s, const char *fmt,...)
+{
+	StringInfoData msg;
+
+	initStringInfo(&msg);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&msg, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&msg, needed);
+	}
+	ereport(ERROR,
+			(errcode(s->code),
+			 errmsg("invalid pipeline state"),
+			 errdetail("%s at character %d of the state.",
+					   msg.data, (int) (s->p - s->start) + 1)));
+}
+
+static void
+skip_ws(SpScan *s)
+{
+	while (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')
+		s->p++;
+}
+
+bool
+sp_scan_peek(SpScan *s, char c)
+{
+	skip_ws(s);
+	return *s->p == c;
+}
+
+bool
+sp_scan_accept(SpScan *s, char c)
+{
+	if (!sp_scan_peek(s, c))
+		return false;
+	s->p++;
+	return true;
+}
+
+void
+sp_scan_expect(SpScan *s, char c)
+{
+	if (!sp_scan_accept(s, c))
+		sp_scan_fail(s, "Expected \"%c\"", c);
+}
+
+bool
+sp_scan_null(SpScan *s)
+{
+	skip_ws(s);
+	if (strncmp(s->p, "null", 4) != 0)
+		return false;
+	s->p += 4;
+	return true;
+}
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *
+sp_scan_string(SpScan *s)
+{
+	const char *end;
+	char	   *out;
+	char	   *o;
+
+	skip_ws(s);
+	if (*s->p != '"')
+		sp_scan_fail(s, "Expected a string");
+	s->p++;
+	/* the decoded string is no longer than its text: size it exactly */
+	for (end = s->p; *end != '"' && *end != '\0'; end++)
+		if (*end == '\\' && end[1] != '\0')
+			end++;
+	out = o = palloc(end - s->p + 1);
+	for (;;)
+	{
+		char		c = *s->p;
+
+		if (c == '\0')
+			sp_scan_fail(s, "Unterminated string");
+		if ((unsigned char) c < 0x20)
+			sp_scan_fail(s, "Control character in a string");
+		s->p++;
+		if (c == '"')
+			break;
+		if (c != '\\')
+		{
+			*o++ = c;
+			continue;
+		}
+		c = *s->p++;
+		switch (c)
+		{
+			case '"':
+			case '\\':
+			case '/':
+				*o++ = c;
+				break;
+			case 'b':
+				*o++ = '\b';
+				break;
+			case 'f':
+				*o++ = '\f';
+				break;
+			case 'n':
+				*o++ = '\n';
+				break;
+			case 'r':
+				*o++ = '\r';
+				break;
+			case 't':
+				*o++ = '\t';
+				break;
+			case 'u':
+				{
+					int			v = 0;
+
+					for (int i = 0; i < 4; i++)
+					{
+						int			d = hex_digit(s->p[i]);
+
+						if (d < 0)
+							sp_scan_fail(s, "Invalid \\u escape");
+						v = (v << 4) | d;
+					}
+					if (v == 0 || v > 0x7F)
+						sp_scan_fail(s, "Unsupported \\u escape (only U+0001 to U+007F)");
+					s->p += 4;
+					*o++ = (char) v;
+					break;
+				}
+			default:
+				s->p--;
+				sp_scan_fail(s, "Invalid escape");
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+void
+sp_scan_member(SpScan *s, const char *name)
+{
+	const char *at;
+	char	   *got;
+
+	skip_ws(s);
+	at = s->p;
+	got = sp_scan_string(s);
+	if (strcmp(got, name) != 0)
+	{
+		s->p = at;
+		sp_scan_fail(s, "Expected member \"%s\"", name);
+	}
+	sp_scan_expect(s, ':');
+}
+
+char *
+sp_scan_number_text(SpScan *s)
+{
+	const char *p;
+
+	skip_ws(s);
+	p = s->p;
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		sp_scan_fail(s, "Expected a number");
+	if (*p == '.')
+	{
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			sp_scan_fail(s, "Invalid number");
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E')
+	{
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			sp_scan_fail(s, "Invalid number");
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	{
+		char	   *text = pnstrdup(s->p, p - s->p);
+
+		s->p = p;
+		return text;
+	}
+}
+
+static void
+skip_value(SpScan *s, int depth)
+{
+	check_stack_depth();
+	if (depth > SCAN_MAX_DEPTH)
+		sp_scan_fail(s, "Nesting too deep");
+	skip_ws(s);
+	switch (*s->p)
+	{
+		case '"':
+			(void) sp_scan_string(s);
+			return;
+		case '{':
+		case '[':
+			{
+				char		close = (*s->p == '{') ? '}' : ']';
+				bool		object = (close == '}');
+				int64		n = 0;
+
+				s->p++;
+				if (sp_scan_accept(s, close))
+					return;
+				do
+				{
+					if ((++n & 0xFFFF) == 0)
+						CHECK_FOR_INTERRUPTS();
+					if (object)
+					{
+						(void) sp_scan_string(s);
+						sp_scan_expect(s, ':');
+					}
+					skip_value(s, depth + 1);
+				} while (sp_scan_accept(s, ','));
+				sp_scan_expect(s, close);
+				return;
+			}
+		case 't':
+			if (strncmp(s->p, "true", 4) == 0)
+			{
+				s->p += 4;
+				return;
+			}
+			break;
+		case 'f':
+			if (strncmp(s->p, "false", 5) == 0)
+			{
+				s->p += 5;
+				return;
+			}
+			break;
+		case 'n':
+			if (sp_scan_null(s))
+				return;
+			break;
+		default:
+			if (*s->p == '-' || (*s->p >= '0' && *s->p <= '9'))
+			{
+				pfree(sp_scan_number_text(s));
+				return;
+			}
+			break;
+	}
+	sp_scan_fail(s, "Invalid token");
+}
+
+const char *
+sp_scan_skip(SpScan *s)
+{
+	const char *start;
+
+	skip_ws(s);
+	start = s->p;
+	skip_value(s, 0);
+	return start;
+}
+
+void
+sp_scan_finish(SpScan *s)
+{
+	skip_ws(s);
+	if (*s->p != '\0')
+		sp_scan_fail(s, "Unexpected text after the state");
+}

@@ -1,0 +1,714 @@
+/*
+ * sp_state.c
+ *	  The state of a pipeline value as JSON: writing it, and reading it back
+ *	  as hostile input (the layout is in sp_state.h).
+ *
+ * The operators' fields go through their state visitors, so this file
+ * knows no operator.  Reading is a pull parse in the order the writer
+ * uses: a state of any size is read in one pass, without a tree.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/float.h"
+#include "utils/json.h"
+#include "utils/timestamp.h"
+
+#include "sp_jscan.h"
+#include "sp_json.h"
+#include "sp_keyio.h"
+#include "sp_spec.h"
+#include "sp_state.h"
+
+/* Integers beyond this are written as strings: a JSON number may be read as a float8. */
+#define EXACT_INT_LIMIT (INT64CONST(1) << 53)
+
+/* ---- writing ---- */
+
+static void
+write_i64(StringInfo buf, int64 v)
+{
+	if (v >= -EXACT_INT_LIMIT && v <= EXACT_INT_LIMIT)
+		appendStringInfo(buf, INT64_FORMAT, v);
+	else
+		appendStringInfo(buf, "\"" INT64_FORMAT "\"", v);
+}
+
+/*
+ * ISO 8601 in UTC with the zone written out: no DateStyle or TimeZone.  s
+ * holds MAXDATELEN + 1 bytes.
+ */
+static void
+ts_text(TimestampTz ts, char *s)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+
+	if (TIMESTAMP_NOT_FINITE(ts))
+		EncodeSpecialTimestamp(ts, s);
+	else if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) == 0)
+	{
+		/* tm_isdst < 0 would mean "no zone" and leave the offset out */
+		tm.tm_isdst = 0;
+		EncodeDateTime(&tm, fsec, true, 0, NULL, USE_ISO_DATES, s);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range")));
+}
+
+void
+sp_state_write_ts(StringInfo buf, TimestampTz ts)
+{
+	char		s[MAXDATELEN + 1];
+
+	ts_text(ts, s);
+	escape_json(buf, s);
+}
+
+typedef struct WriteCtx
+{
+	StringInfo	buf;
+	bool		first;
+} WriteCtx;
+
+static void
+write_name(SpStateVisitor *v, const char *name)
+{
+	WriteCtx   *w = v->private;
+
+	if (!w->first)
+		appendStringInfoString(w->buf, ", ");
+	w->first = false;
+	escape_json(w->buf, name);
+	appendStringInfoString(w->buf, ": ");
+}
+
+static void
+write_f64(SpStateVisitor *v, const char *name, double *field)
+{
+	write_name(v, name);
+	sp_write_float8(((WriteCtx *) v->private)->buf, *field);
+}
+
+static void
+write_i64_field(SpStateVisitor *v, const char *name, int64 *field)
+{
+	write_name(v, name);
+	write_i64(((WriteCtx *) v->private)->buf, *field);
+}
+
+static void
+write_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	StringInfo	buf = ((WriteCtx *) v->private)->buf;
+
+	write_name(v, name);
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < n; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		sp_write_float8(buf, field[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+static void
+write_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	StringInfo	buf = ((WriteCtx *) v->private)->buf;
+
+	write_name(v, name);
+	appendStringInfoChar(buf, '[');
+	for (int64 i = 0; i < r->count; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		sp_write_float8(buf, sp_ring_get(r, i));
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+void
+sp_state_write(StringInfo buf, const SpState *st)
+{
+	const SpRun *run = st->run;
+	const SpConfig *cfg = run->cfg;
+	WriteCtx	w = {buf, true};
+	SpStateVisitor v = {write_f64, write_i64_field, write_f64s, write_ring, &w};
+	bool		first = true;
+
+	appendStringInfoString(buf, "{\"key_type\": ");
+	escape_json(buf, st->key_type);
+	appendStringInfoString(buf, ", \"key\": ");
+	if (st->key)
+		escape_json(buf, st->key);
+	else
+		appendStringInfoString(buf, "null");
+	appendStringInfoString(buf, ", \"progress\": ");
+	if (st->has_progress)
+		sp_state_write_ts(buf, st->progress);
+	else
+		appendStringInfoString(buf, "null");
+	appendStringInfoString(buf, ", \"rows\": ");
+	write_i64(buf, st->rows);
+	appendStringInfoString(buf, ", \"discarded\": ");
+	write_i64(buf, st->discarded);
+	appendStringInfoString(buf, ", \"late\": ");
+	write_i64(buf, st->late);
+
+	appendStringInfoString(buf, ", \"buffer\": [");
+	for (int i = 0; i < cfg->n_out; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		if (run->buffered[i])
+			sp_write_float8(buf, sp_run_buffer_value(run, i));
+		else
+			appendStringInfoString(buf, "null");
+	}
+
+	appendStringInfoString(buf, "], \"operators\": {");
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+
+		if (op->type->visit == NULL)
+			continue;
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		first = false;
+		escape_json(buf, op->id);
+		appendStringInfoString(buf, ": {");
+		w.first = true;
+		/* the writer only reads through the visitor's pointers */
+		op->type->visit(&op->params, run->opstate + op->state_off,
+						run->rings + op->first_ring, &v);
+		appendStringInfoChar(buf, '}');
+	}
+
+	appendStringInfoString(buf, "}, \"emissions\": [");
+	for (int e = 0; e < st->n_emit; e++)
+	{
+		const SpEmission *em = &st->emit[e];
+
+		if (e)
+			appendStringInfoString(buf, ", ");
+		appendStringInfoChar(buf, '[');
+		sp_state_write_ts(buf, em->ts);
+		appendStringInfoString(buf, ", ");
+		escape_json(buf, em->key);
+		appendStringInfo(buf, ", %d, ", em->port + 1);
+		sp_write_float8(buf, em->value);
+		appendStringInfoChar(buf, ']');
+	}
+	appendStringInfoString(buf, "]}");
+}
+
+/* ---- reading ---- */
+
+static double
+read_f64(SpScan *s)
+{
+	char	   *text;
+	double		v;
+
+	if (sp_scan_peek(s, '"'))
+	{
+		text = sp_scan_string(s);
+		if (strcmp(text, "NaN") == 0)
+			return get_float8_nan();
+		if (strcmp(text, "Infinity") == 0)
+			return get_float8_infinity();
+		if (strcmp(text, "-Infinity") == 0)
+			return -get_float8_infinity();
+		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", sp_json_shown(text));
+	}
+	text = sp_scan_number_text(s);
+	errno = 0;
+	v = strtod(text, NULL);
+	if (errno == ERANGE && isinf(v))
+		sp_scan_fail(s, "Number %s is out of range for float8", sp_json_shown(text));
+	pfree(text);
+	return v;
+}
+
+/* An integer: a JSON number, or a decimal string (for any int64). */
+static int64
+read_i64(SpScan *s)
+{
+	bool		quoted = sp_scan_peek(s, '"');
+	char	   *text = quoted ? sp_scan_string(s) : sp_scan_number_text(s);
+	char	   *end;
+	int64		v;
+
+	if (!quoted && strpbrk(text, ".eE") != NULL)
+	{
+		double		d = strtod(text, NULL);
+
+		if (d != floor(d) || !(fabs(d) <= (double) EXACT_INT_LIMIT))
+			sp_scan_fail(s, "Expected an integer, not %s", sp_json_shown(text));
+		return (int64) d;
+	}
+	errno = 0;
+	v = strtoi64(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0')
+		sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
+	return v;
+}
+
+static int64
+read_count(SpScan *s, const char *name)
+{
+	int64		v;
+
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, name);
+	v = read_i64(s);
+	if (v < 0 || v > SP_MAX_COUNT)
+		sp_scan_fail(s, "\"%s\" must be between 0 and " INT64_FORMAT, name, SP_MAX_COUNT);
+	return v;
+}
+
+static TimestampTz
+read_ts(SpScan *s)
+{
+	char	   *text = sp_scan_string(s);
+	char		canon[MAXDATELEN + 1];
+	TimestampTz ts;
+
+	/* the only form accepted is the writer's: nothing else is unambiguous */
+	if (strlen(text) >= MAXDATELEN ||
+		!((text[0] >= '0' && text[0] <= '9') || strcmp(text, "infinity") == 0 ||
+		  strcmp(text, "-infinity") == 0))
+		sp_scan_fail(s, "Timestamp \"%s\" is not written as ISO 8601 in UTC", sp_json_shown(text));
+	ts = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in, CStringGetDatum(text),
+												 ObjectIdGetDatum(InvalidOid),
+												 Int32GetDatum(-1)));
+	ts_text(ts, canon);
+	if (strcmp(canon, text) != 0)
+		sp_scan_fail(s, "Timestamp \"%s\" is not written as \"%s\"", text, canon);
+	pfree(text);
+	return ts;
+}
+
+typedef struct ReadCtx
+{
+	SpScan	   *s;
+	bool		first;
+} ReadCtx;
+
+static SpScan *
+read_name(SpStateVisitor *v, const char *name)
+{
+	ReadCtx    *r = v->private;
+
+	if (!r->first)
+		sp_scan_expect(r->s, ',');
+	r->first = false;
+	sp_scan_member(r->s, name);
+	return r->s;
+}
+
+static void
+read_f64_field(SpStateVisitor *v, const char *name, double *field)
+{
+	*field = read_f64(read_name(v, name));
+}
+
+static void
+read_i64_field(SpStateVisitor *v, const char *name, int64 *field)
+{
+	*field = read_i64(read_name(v, name));
+}
+
+static void
+read_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	SpScan	   *s = read_name(v, name);
+	int			i = 0;
+
+	sp_scan_expect(s, '[');
+	if (!sp_scan_accept(s, ']'))
+	{
+		do
+		{
+			if (i == n)
+				sp_scan_fail(s, "\"%s\" has more than %d values", name, n);
+			field[i++] = read_f64(s);
+		} while (sp_scan_accept(s, ','));
+		sp_scan_expect(s, ']');
+	}
+	if (i != n)
+		sp_scan_fail(s, "\"%s\" has %d values; %d were expected", name, i, n);
+}
+
+static void
+read_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	SpScan	   *s = read_name(v, name);
+	int64		n = 0;
+	int64		cap = 16;
+	double	   *vals;
+
+	sp_scan_expect(s, '[');
+	vals = palloc(sizeof(double) * cap);
+	if (!sp_scan_accept(s, ']'))
+	{
+		do
+		{
+			/* checked before storing: no more than the window is ever held */
+			if (n == r->limit)
+				sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
+			if (n == cap)
+			{
+				cap = Min(cap * 2, r->limit);
+				vals = repalloc_huge(vals, sizeof(double) * cap);
+			}
+			if ((n & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			vals[n++] = read_f64(s);
+		} while (sp_scan_accept(s, ','));
+		sp_scan_expect(s, ']');
+	}
+	if (!sp_ring_load(r, vals, n))
+		sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
+	pfree(vals);
+}
+
+static int
+find_op(const SpConfig *cfg, const char *id)
+{
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (strcmp(cfg->ops[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+/* "operators": each operator with state, in spec order, then check_state. */
+static void
+read_operators(SpScan *s, SpRun *run)
+{
+	const SpConfig *cfg = run->cfg;
+	ReadCtx		r = {s, true};
+	SpStateVisitor v = {read_f64_field, read_i64_field, read_f64s, read_ring, &r};
+	bool		first = true;
+
+	sp_scan_expect(s, '{');
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+		void	   *state = run->opstate + op->state_off;
+		SpRing	   *rings = run->rings + op->first_ring;
+		const char *at;
+		char	   *id;
+		const char *msg;
+		int			k;
+
+		if (op->type->visit == NULL)
+			continue;
+		if (!first)
+			sp_scan_expect(s, ',');
+		first = false;
+		if (sp_scan_peek(s, '}'))
+			sp_scan_fail(s, "The state of operator \"%s\" is missing", op->id);
+		at = s->p;
+		id = sp_scan_string(s);
+		if (strcmp(id, op->id) != 0)
+		{
+			s->p = at;
+			k = find_op(cfg, id);
+			if (k < 0)
+				sp_scan_fail(s, "State of unknown operator \"%s\"", sp_json_shown(id));
+			if (cfg->ops[k].type->visit == NULL)
+				sp_scan_fail(s, "Operator \"%s\" (%s) has no state", id, cfg->ops[k].type->name);
+			sp_scan_fail(s, "Expected the state of operator \"%s\", not of \"%s\"", op->id, id);
+		}
+		sp_scan_expect(s, ':');
+		sp_scan_expect(s, '{');
+		r.first = true;
+		op->type->visit(&op->params, state, rings, &v);
+		sp_scan_expect(s, '}');
+		if (op->type->check_state &&
+			(msg = op->type->check_state(&op->params, state, rings)) != NULL)
+			sp_scan_fail(s, "Operator \"%s\": %s", op->id, msg);
+	}
+	if (sp_scan_peek(s, '"') || sp_scan_peek(s, ','))
+	{
+		char	   *id;
+		int			k;
+
+		(void) sp_scan_accept(s, ',');
+		sp_scan_peek(s, '"');
+		id = sp_scan_string(s);
+		k = find_op(cfg, id);
+		if (k < 0)
+			sp_scan_fail(s, "State of unknown operator \"%s\"", sp_json_shown(id));
+		if (cfg->ops[k].type->visit == NULL)
+			sp_scan_fail(s, "Operator \"%s\" (%s) has no state", id, cfg->ops[k].type->name);
+		sp_scan_fail(s, "The state of operator \"%s\" is given twice", id);
+	}
+	sp_scan_expect(s, '}');
+}
+
+static void
+read_buffer(SpScan *s, SpRun *run)
+{
+	int			n_out = run->cfg->n_out;
+	int			i = 0;
+
+	sp_scan_expect(s, '[');
+	if (!sp_scan_accept(s, ']'))
+	{
+		do
+		{
+			if (i == n_out)
+				sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
+			if (!sp_scan_null(s))
+			{
+				run->buffered[i] = true;
+				run->buffer[i] = read_f64(s);
+			}
+			i++;
+		} while (sp_scan_accept(s, ','));
+		sp_scan_expect(s, ']');
+	}
+	if (i != n_out)
+		sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
+}
+
+static void
+read_emissions(SpScan *s, SpState *st, int n_out)
+{
+	int			cap = 8;
+
+	st->n_emit = 0;
+	st->emit = palloc(sizeof(SpEmission) * cap);
+	sp_scan_expect(s, '[');
+	if (sp_scan_accept(s, ']'))
+		return;
+	do
+	{
+		SpEmission *em;
+		int64		port;
+
+		if (st->n_emit == cap)
+		{
+			if (cap >= MaxAllocHugeSize / sizeof(SpEmission) / 2)
+				sp_scan_fail(s, "Too many emissions");
+			cap *= 2;
+			st->emit = repalloc_huge(st->emit, sizeof(SpEmission) * cap);
+		}
+		em = &st->emit[st->n_emit++];
+		sp_scan_expect(s, '[');
+		em->ts = read_ts(s);
+		sp_scan_expect(s, ',');
+		em->key = sp_scan_string(s);
+		sp_scan_expect(s, ',');
+		port = read_i64(s);
+		if (port < 1 || port > n_out)
+			sp_scan_fail(s, "Emission port " INT64_FORMAT " does not exist (the pipeline has %d output port%s)",
+						 port, n_out, n_out == 1 ? "" : "s");
+		em->port = (int) port - 1;
+		sp_scan_expect(s, ',');
+		em->value = read_f64(s);
+		sp_scan_expect(s, ']');
+		if ((st->n_emit & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	} while (sp_scan_accept(s, ','));
+	sp_scan_expect(s, ']');
+}
+
+/* Relations between members that the grammar does not express. */
+static void
+check_state(SpScan *s, const SpState *st)
+{
+	const SpRun *run = st->run;
+	const SpConfig *cfg = run->cfg;
+
+	if (st->discarded > st->rows)
+		sp_scan_fail(s, "\"discarded\" exceeds \"rows\"");
+	if (st->key != NULL && !st->has_progress)
+		sp_scan_fail(s, "A state with a key must have a progress");
+	if (st->rows > st->discarded && !st->has_progress)
+		sp_scan_fail(s, "A state that processed rows must have a progress");
+	for (int e = 0; e < st->n_emit; e++)
+		if (!st->has_progress || st->emit[e].ts > st->progress ||
+			(e > 0 && st->emit[e].ts < st->emit[e - 1].ts))
+			sp_scan_fail(s, "Emission %d is out of time order", e + 1);
+	if (st->key == NULL)
+	{
+		/* without a key, nothing is buffered and every operator is reset */
+		for (int i = 0; i < cfg->n_out; i++)
+			if (run->buffered[i])
+				sp_scan_fail(s, "A state without a key has a buffered value");
+		for (Size b = 0; b < cfg->state_size; b++)
+			if (run->opstate[b] != 0)
+				sp_scan_fail(s, "A state without a key has operators not in their initial state");
+		for (int r = 0; r < cfg->n_rings; r++)
+			if (run->rings[r].count != 0)
+				sp_scan_fail(s, "A state without a key has operators not in their initial state");
+	}
+}
+
+static SpState *
+read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
+{
+	SpState    *st = palloc0(sizeof(SpState));
+
+	st->run = sp_run_create(cfg, run_cxt);
+	sp_scan_expect(s, '{');
+	sp_scan_member(s, "key_type");
+	st->key_type = sp_scan_string(s);
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, "key");
+	st->key = sp_scan_null(s) ? NULL : sp_scan_string(s);
+	st->run->has_key = (st->key != NULL);
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, "progress");
+	st->has_progress = !sp_scan_null(s);
+	if (st->has_progress)
+		st->progress = read_ts(s);
+	st->rows = read_count(s, "rows");
+	st->discarded = read_count(s, "discarded");
+	st->late = read_count(s, "late");
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, "buffer");
+	read_buffer(s, st->run);
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, "operators");
+	read_operators(s, st->run);
+	sp_scan_expect(s, ',');
+	sp_scan_member(s, "emissions");
+	read_emissions(s, st, cfg->n_out);
+	sp_scan_expect(s, '}');
+	check_state(s, st);
+	return st;
+}
+
+/*
+ * Errors that functions called on the way raise on bad data (a timestamp
+ * out of range, a key its type does not read) are the caller's bad input.
+ */
+static void
+pg_attribute_noreturn()
+rethrow_as(MemoryContext cxt, int code)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	/* 23: a domain's check refusing a key */
+	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
+		ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
+		PG_RE_THROW();
+	FlushErrorState();
+	edata->sqlerrcode = code;
+	ReThrowError(edata);
+}
+
+SpState *
+sp_state_read(const char *text, const SpConfig *cfg, MemoryContext run_cxt, int code)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	SpState    *volatile st = NULL;
+
+	PG_TRY();
+	{
+		SpScan		s;
+
+		sp_scan_init(&s, text, code);
+		st = read_state(&s, cfg, run_cxt);
+		sp_scan_finish(&s);
+	}
+	PG_CATCH();
+	{
+		rethrow_as(cxt, code);
+	}
+	PG_END_TRY();
+	return st;
+}
+
+char *
+sp_state_split_document(const char *text, char **state_text, int code)
+{
+	SpScan		s;
+	StringInfoData config;
+	bool		first = true;
+
+	*state_text = NULL;
+	/* most texts are specs: leave them to the spec reader as they are */
+	if (strstr(text, "\"state\"") == NULL)
+		return unconstify(char *, text);
+	sp_scan_init(&s, text, code);
+	initStringInfo(&config);
+	appendStringInfoChar(&config, '{');
+	sp_scan_expect(&s, '{');
+	if (!sp_scan_accept(&s, '}'))
+	{
+		do
+		{
+			const char *member;
+			char	   *name;
+			const char *value;
+
+			sp_scan_peek(&s, '"');
+			member = s.p;
+			name = sp_scan_string(&s);
+			sp_scan_expect(&s, ':');
+			value = sp_scan_skip(&s);
+			if (strcmp(name, "state") == 0 && *state_text == NULL)
+				*state_text = pnstrdup(value, s.p - value);
+			else
+			{
+				/* a second "state" goes to the spec reader, which refuses it */
+				if (!first)
+					appendStringInfoString(&config, ", ");
+				first = false;
+				appendBinaryStringInfo(&config, member, s.p - member);
+			}
+		} while (sp_scan_accept(&s, ','));
+		sp_scan_expect(&s, '}');
+	}
+	sp_scan_finish(&s);
+	appendStringInfoChar(&config, '}');
+	return config.data;
+}
+
+void
+sp_state_canonical_keys(SpState *st, int code)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		SpKeyIO		io;
+		int			nest;
+
+		sp_keyio_init(&io, sp_keyio_type_from_name(st->key_type, code), cxt);
+		nest = sp_keyio_begin();
+		if (st->key)
+			st->key = sp_keyio_to_text(&io, sp_keyio_from_text(&io, st->key));
+		for (int e = 0; e < st->n_emit; e++)
+		{
+			/* runs of emissions share a key: convert each run once */
+			if (e > 0 && strcmp(st->emit[e].key, st->emit[e - 1].key) == 0)
+				st->emit[e].key = st->emit[e - 1].key;
+			else
+				st->emit[e].key = sp_keyio_to_text(&io, sp_keyio_from_text(&io, st->emit[e].key));
+		}
+		sp_keyio_end(nest);
+	}
+	PG_CATCH();
+	{
+		rethrow_as(cxt, code);
+	}
+	PG_END_TRY();
+}
