@@ -174,7 +174,7 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 	}
 }
 
-#define MARK_STRIDE 1024
+#define MARK_STRIDE 16
 
 /*
  * Every row starts here: the partition's state (created on its first row),
@@ -200,8 +200,8 @@ row_begin(FunctionCallInfo fcinfo, WindowObject winobj, int form)
 	/*
 	 * Let the executor forget the rows before this one.  Every row would do,
 	 * but moving the mark costs a seek in the tuplestore each time; every
-	 * MARK_STRIDE rows keeps at most that many rows (in memory) and costs a
-	 * fraction.
+	 * MARK_STRIDE rows costs a fraction and keeps at most that many rows
+	 * more, few enough to stay in memory at the smallest work_mem.
 	 */
 	if (pos % MARK_STRIDE == 0)
 		WinSetMarkPosition(winobj, pos);
