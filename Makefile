@@ -19,6 +19,7 @@ OBJS = \
 	src/sp_codec.o \
 	src/sp_jscan.o \
 	src/sp_state.o \
+	src/sp_resume.o \
 	src/sp_keyio.o \
 	src/sp_registry.o \
 	src/ops_trackers.o \
@@ -32,7 +33,7 @@ OBJS = \
 	src/pipeline_agg.o \
 	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state
 REGRESS_OPTS = --inputdir=. --encoding=UTF8
 
 # Warnings are errors in our own code.

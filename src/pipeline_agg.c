@@ -26,6 +26,7 @@
 #include "sp_engine.h"
 #include "sp_key.h"
 #include "sp_keyio.h"
+#include "sp_resume.h"
 #include "sp_spec.h"
 #include "sp_state.h"
 
@@ -126,39 +127,18 @@ copy_key(AggState *as, Datum key)
 static void
 resume(AggState *as, const SpValueView *view)
 {
-	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext,
-											  "pipeline_agg resume",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(tmp);
-	SpState    *st = sp_state_read(sp_view_state_text(view), as->cfg, as->cxt,
-								   ERRCODE_INVALID_BINARY_REPRESENTATION);
-	char	   *type_name = sp_keyio_type_name(as->kt.type);
+	SpKeyState	ks;
+	SpState		info;
 
-	if (strcmp(type_name, st->key_type) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("key of type %s cannot continue a pipeline whose keys are of type %s",
-						type_name, st->key_type)));
-	as->run = st->run;
-	if (st->key != NULL)
-	{
-		SpKeyIO		io;
-		int			nest;
-		Datum		key;
-
-		sp_keyio_init(&io, as->kt.type, tmp);
-		nest = sp_keyio_begin();
-		key = sp_keyio_from_text(&io, st->key);
-		sp_keyio_end(nest);
-		as->key = copy_key(as, key);
-	}
-	as->has_progress = st->has_progress;
-	as->progress = st->progress;
-	as->rows = st->rows;
-	as->discarded = st->discarded;
-	as->late = st->late;
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(tmp);
+	sp_key_state_init(&ks, &as->kt, as->cxt);
+	as->run = sp_resume_state(view, as->cfg, &ks, &info);
+	if (ks.has_key)
+		as->key = ks.key;
+	as->has_progress = info.has_progress;
+	as->progress = info.progress;
+	as->rows = info.rows;
+	as->discarded = info.discarded;
+	as->late = info.late;
 }
 
 static AggState *

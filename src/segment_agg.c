@@ -27,6 +27,7 @@
 #include "sp_codec.h"
 #include "sp_engine.h"
 #include "sp_key.h"
+#include "sp_resume.h"
 #include "sp_spec.h"
 
 PG_FUNCTION_INFO_V1(segment_agg_last);
@@ -46,16 +47,20 @@ PG_FUNCTION_INFO_V1(segment_key_array);
 #define FORM_OPTION		0x08	/* close_at_end is given */
 
 /*
- * What a call site keeps for the query, under fn_mcxt.  The spec context
- * is reset when a partition brings a different spec, so that a query whose
- * spec changes from partition to partition does not accumulate them; the
- * run context is reset when a partition starts.
+ * What a call site keeps for the query, under fn_mcxt.  A spec that
+ * carries state is decoded here once, and each partition starts from a copy
+ * (SPEC section 3).  The spec context is reset when a partition brings a
+ * different spec, so that a query whose spec changes from partition to
+ * partition does not accumulate them; the run context is reset when a
+ * partition starts.
  */
 typedef struct CallCache
 {
 	MemoryContext spec_cxt;
 	PipelineValue *raw;			/* copy of the value cfg was built from */
 	SpConfig   *cfg;
+	SpRun	   *state_run;		/* the spec's state, decoded, or NULL */
+	SpKeyState	state_keys;		/* and its current key */
 	MemoryContext run_cxt;		/* the current partition's run and keys */
 	SpKeyType	key_type;
 } CallCache;
@@ -98,6 +103,7 @@ config_for(CallCache *cache, WindowObject winobj, bool with_spec)
 {
 	MemoryContext old;
 	PipelineValue *pv;
+	SpValueView view;
 	Datum		d;
 	bool		isnull;
 
@@ -127,15 +133,31 @@ config_for(CallCache *cache, WindowObject winobj, bool with_spec)
 	MemoryContextReset(cache->spec_cxt);
 	cache->raw = NULL;
 	cache->cfg = NULL;
+	cache->state_run = NULL;
 	old = MemoryContextSwitchTo(cache->spec_cxt);
-	cache->cfg = sp_value_config(pv);
+	sp_value_view(pv, &view);
+	cache->cfg = sp_spec_read(sp_view_config_text(&view));
+
+	/*
+	 * Its state, as pipeline_agg resumes from it.  Progress, counters and
+	 * emissions are for a run in time order; segment_agg has no time column
+	 * and does not use them.
+	 */
+	if (view.state != NULL)
+	{
+		sp_key_state_init(&cache->state_keys, &cache->key_type, cache->spec_cxt);
+		cache->state_run = sp_resume_state(&view, cache->cfg, &cache->state_keys, NULL);
+	}
 	cache->raw = palloc(VARSIZE(pv));
 	memcpy(cache->raw, pv, VARSIZE(pv));
 	MemoryContextSwitchTo(old);
 	return cache->cfg;
 }
 
-/* A partition's first row: its run, its keys, its option. */
+/*
+ * A partition's first row: its run and keys (empty, or the spec's state),
+ * its option.
+ */
 static void
 partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 				PartitionState *ps, int form)
@@ -157,7 +179,15 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 									  "Pipeline \"%s\" has %d data ports.",
 									  cfg->n_in, cfg->id, cfg->n_in),
 					 errhint("Pass one value per data port as a float8[].")));
-		ps->run = sp_run_create(cfg, cache->run_cxt);
+		if (cache->state_run != NULL)
+		{
+			/* the spec's state: a copy, since the partition changes it */
+			ps->run = sp_run_copy(cache->state_run, cache->run_cxt);
+			if (cache->state_keys.has_key)
+				sp_key_replace(&ps->keys, cache->state_keys.key);
+		}
+		else
+			ps->run = sp_run_create(cfg, cache->run_cxt);
 	}
 
 	/* a plain argument, not a per-row one: read once per partition */

@@ -105,6 +105,23 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	return run;
 }
 
+SpRun *
+sp_run_copy(const SpRun *src, MemoryContext cxt)
+{
+	const SpConfig *cfg = src->cfg;
+	SpRun	   *run = sp_run_create(cfg, cxt);
+
+	run->has_key = src->has_key;
+	memcpy(run->buffered, src->buffered, sizeof(bool) * cfg->n_out);
+	memcpy(run->buffer_lazy, src->buffer_lazy, sizeof(bool) * cfg->n_out);
+	memcpy(run->buffer, src->buffer, sizeof(double) * cfg->n_out);
+	/* fixed state is plain fields, reset by a memset (sp_operator.h) */
+	memcpy(run->opstate, src->opstate, cfg->state_size);
+	for (int r = 0; r < cfg->n_rings; r++)
+		sp_ring_copy(&run->rings[r], &src->rings[r]);
+	return run;
+}
+
 /* The output of operator i, computed from its state when it is lazy. */
 static inline double
 op_value(const SpRun *run, int i)

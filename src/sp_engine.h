@@ -111,6 +111,12 @@ extern void sp_config_layout(SpConfig *cfg);
 extern SpRun *sp_run_create(const SpConfig *cfg, MemoryContext cxt);
 
 /*
+ * A run in cxt in the same state as src: key, buffer, operators' fixed
+ * state and ring contents (not the last row's emissions).
+ */
+extern SpRun *sp_run_copy(const SpRun *src, MemoryContext cxt);
+
+/*
  * Process one row.  values holds n_in values, or is NULL for a punctuation
  * row; it may be run->row_in itself.  Returns true when the row emitted;
  * run->emitted / run->emit then say what, per output port.

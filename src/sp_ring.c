@@ -1,6 +1,6 @@
 /*
  * sp_ring.c
- *	  Growing a ring, and loading one from a decoded state.
+ *	  Growing a ring, and loading one from a decoded state or another ring.
  */
 #include "postgres.h"
 
@@ -60,4 +60,28 @@ sp_ring_load(SpRing *r, const double *vals, int64 n)
 		sp_ring_push(r, vals[i]);
 	}
 	return true;
+}
+
+void
+sp_ring_copy(SpRing *dst, const SpRing *src)
+{
+	int64		first;
+
+	Assert(dst->limit == src->limit);
+	sp_ring_clear(dst);
+	if (src->count == 0)
+		return;
+	if (dst->cap < src->count)
+	{
+		/* exactly what src holds: later pushes grow it as usual */
+		if (dst->buf)
+			pfree(dst->buf);
+		dst->buf = MemoryContextAllocHuge(dst->cxt, sizeof(double) * src->count);
+		dst->cap = src->count;
+	}
+	/* src's values, oldest first, are buf[head..) then wrap to buf[0..) */
+	first = Min(src->count, src->cap - src->head);
+	memcpy(dst->buf, src->buf + src->head, sizeof(double) * first);
+	memcpy(dst->buf + first, src->buf, sizeof(double) * (src->count - first));
+	dst->count = src->count;
 }

@@ -34,6 +34,9 @@ extern void sp_ring_grow(SpRing *r);
 /* Replace the contents with vals[0..n), oldest first; false if n > limit. */
 extern bool sp_ring_load(SpRing *r, const double *vals, int64 n);
 
+/* Replace the contents of dst with those of src (rings of the same limit). */
+extern void sp_ring_copy(SpRing *dst, const SpRing *src);
+
 static inline void
 sp_ring_clear(SpRing *r)
 {
