@@ -136,12 +136,3 @@ sp_view_state_text(const SpValueView *view)
 	Assert(view->state != NULL);
 	return part_text(view->state, view->state_len, "state");
 }
-
-SpConfig *
-sp_value_config(const PipelineValue *pv)
-{
-	SpValueView view;
-
-	sp_value_view(pv, &view);
-	return sp_spec_read(sp_view_config_text(&view));
-}

@@ -76,7 +76,4 @@ extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
 /* Build a value holding cfg and st (version 2). */
 extern PipelineValue *sp_value_build(const SpConfig *cfg, const SpState *st);
 
-/* Check a stored value and return its configuration. */
-extern SpConfig *sp_value_config(const PipelineValue *pv);
-
 #endif							/* SP_CODEC_H */
