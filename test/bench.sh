@@ -6,7 +6,10 @@
 #   bench_keys.py  segment_agg per key type against the executor's floor, and
 #                  against the plain SQL a user writes today for the same rows;
 #   bench_agg.py   pipeline_agg against the aggregate floor sum(v), max(k)
-#                  over the same ordered rows, and its peak RSS over a stream.
+#                  over the same ordered rows, and its peak RSS over a stream;
+#   bench_refresh.py  the README's results-table refresh of one new day into a
+#                  year of 10-second readings, against a full recomputation
+#                  (its own sizes: a year, 5 rounds; the arguments are not passed).
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -16,4 +19,4 @@ ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
-		python3 "$0/test/bench_agg.py" "$@"' "$ROOT" "$@"
+		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py"' "$ROOT" "$@"

@@ -3,7 +3,8 @@
 # one summary line counting the individual tests.
 # Order: static analysis, pg_regress, README examples, resource bounds,
 # fuzzing through the server, the spec reader's memory and time, fuzzing
-# outside the server.  Exit status is non-zero
+# outside the server, the results-tables recipe (its pg_cron job is scheduled
+# first).  Exit status is non-zero
 # when anything failed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,10 @@ tally() {
 }
 
 log=$(mktemp)
+
+# pg_cron runs jobs at minute boundaries: schedule the recipe's refresh now,
+# test/recipe.py checks its run at the end
+python3 test/recipe.py --cron-start || status=1
 
 echo "== static analysis (cppcheck)"
 if cppcheck --quiet --enable=warning,portability,performance --std=c99 \
@@ -48,7 +53,8 @@ for t in "README examples:python3 test/readme.py --check" \
 	"resume equivalence (text and binary):python3 test/resume.py" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
-	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20"; do
+	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
+	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
 	${t#*:} 2>&1 | tee "$log" || status=1

@@ -9,7 +9,7 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# The server headers (postgresql-server-dev-NN) are not on a fresh machine.
+# The server headers (postgresql-server-dev-NN) and pg_cron are not on a fresh machine.
 ensure_deps() {
 	local need=()
 	[ -f "/usr/include/postgresql/$PG_MAJOR/server/postgres.h" ] || need+=("postgresql-server-dev-$PG_MAJOR")
@@ -17,6 +17,8 @@ ensure_deps() {
 	command -v make >/dev/null || need+=(make)
 	command -v gcc >/dev/null || need+=(gcc)
 	command -v python3 >/dev/null || need+=(python3)
+	# test/recipe.py schedules the README's refresh with pg_cron
+	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	command -v clang >/dev/null || need+=(clang)
 	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||

@@ -15,7 +15,11 @@ echo "== starting a throwaway cluster"
 SEGPIPE_SUMMARY=$(mktemp)
 export SEGPIPE_SUMMARY
 status=0
-pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" bash "$ROOT/test/in-cluster.sh" || status=$?
+# pg_cron is preloaded for test/recipe.py; its jobs run in background workers
+# (a libpq connection to localhost would need the cluster's password).
+pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
+	-o "cron.database_name=postgres" -o "cron.use_background_workers=on" \
+	bash "$ROOT/test/in-cluster.sh" || status=$?
 # the summary again, as the last line, after pg_virtualenv's own messages
 echo
 if [ -s "$SEGPIPE_SUMMARY" ]; then cat "$SEGPIPE_SUMMARY"; else echo "0 passed, 1 failed"; status=1; fi
