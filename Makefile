@@ -29,6 +29,7 @@ OBJS = \
 	src/ops_dsp.o \
 	src/sp_key.o \
 	src/pipeline_type.o \
+	src/sp_rowvalue.o \
 	src/segment_agg.o \
 	src/pipeline_agg.o \
 	src/pipeline_access.o

@@ -26,6 +26,7 @@
 #include "sp_engine.h"
 #include "sp_key.h"
 #include "sp_keyio.h"
+#include "sp_rowvalue.h"
 #include "sp_resume.h"
 #include "sp_spec.h"
 #include "sp_state.h"
@@ -151,7 +152,7 @@ agg_start(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 	if (PG_ARGISNULL(ARG_SPEC))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("pipeline spec must not be NULL")));
+				 errmsg("spec must not be null")));
 	if (!OidIsValid(key_type))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
@@ -190,7 +191,7 @@ check_time(AggState *as, FunctionCallInfo fcinfo, TimestampTz *ts)
 	if (PG_ARGISNULL(ARG_TS))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("row timestamp must not be NULL")));
+				 errmsg("row timestamp must not be null")));
 	*ts = PG_GETARG_TIMESTAMPTZ(ARG_TS);
 	if (!as->has_progress || *ts >= as->progress)
 		return true;
@@ -291,66 +292,13 @@ pipeline_agg_step(PG_FUNCTION_ARGS)
 	TimestampTz ts;
 	double		value;
 
-	if (as->cfg->n_in != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pipeline \"%s\" has %d data ports, but the value is a single float8",
-						as->cfg->id, as->cfg->n_in),
-				 errhint("Pass one value per data port as a float8[].")));
+	sp_check_scalar_form(as->cfg);
 	if (check_time(as, fcinfo, &ts))
 	{
 		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
 		agg_row(as, fcinfo, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value);
 	}
 	PG_RETURN_POINTER(as);
-}
-
-/*
- * Read a float8[] of one value per data port into values[].  Returns false
- * for punctuation (every element NULL).
- */
-static bool
-read_array_row(Datum d, const SpConfig *cfg, double *values)
-{
-	ArrayType  *a = DatumGetArrayTypeP(d);
-	int			n;
-	bits8	   *nulls;
-	const char *data;
-	int			nnull = 0;
-
-	if (ARR_NDIM(a) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("value must be a one-dimensional array")));
-	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
-	if (n != cfg->n_in)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg_plural("value has %d element, but pipeline \"%s\" has %d data ports",
-							   "value has %d elements, but pipeline \"%s\" has %d data ports",
-							   n, n, cfg->id, cfg->n_in)));
-	nulls = ARR_NULLBITMAP(a);
-	data = ARR_DATA_PTR(a);
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls && !(nulls[i / 8] & (1 << (i % 8))))
-		{
-			nnull++;
-			continue;
-		}
-		memcpy(&values[i], data, sizeof(double));
-		data += sizeof(double);
-	}
-	if (nnull == n)
-		return false;
-	if (nnull > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg_plural("value has %d NULL element out of %d",
-							   "value has %d NULL elements out of %d",
-							   nnull, nnull, n),
-				 errdetail("A row is punctuation only when every element is NULL.")));
-	return true;
 }
 
 /* pipeline_agg(ts timestamptz, value float8[], key anyelement, spec pipeline) */
@@ -363,7 +311,7 @@ pipeline_agg_step_array(PG_FUNCTION_ARGS)
 	if (check_time(as, fcinfo, &ts))
 	{
 		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
-			read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->cfg, as->run->row_in);
+			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
 
 		agg_row(as, fcinfo, ts, data_row ? as->run->row_in : NULL);
 	}

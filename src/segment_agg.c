@@ -27,6 +27,7 @@
 #include "sp_codec.h"
 #include "sp_engine.h"
 #include "sp_key.h"
+#include "sp_rowvalue.h"
 #include "sp_resume.h"
 #include "sp_spec.h"
 
@@ -171,14 +172,8 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 	{
 		const SpConfig *cfg = config_for(cache, winobj, (form & FORM_SPEC) != 0);
 
-		if (!(form & FORM_ARRAY) && cfg->n_in != 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("a single float8 value cannot feed a pipeline with several data ports"),
-					 errdetail_plural("Pipeline \"%s\" has %d data port.",
-									  "Pipeline \"%s\" has %d data ports.",
-									  cfg->n_in, cfg->id, cfg->n_in),
-					 errhint("Pass one value per data port as a float8[].")));
+		if (!(form & FORM_ARRAY))
+			sp_check_scalar_form(cfg);
 		if (cache->state_run != NULL)
 		{
 			/* the spec's state: a copy, since the partition changes it */
@@ -265,61 +260,6 @@ close_now(FunctionCallInfo fcinfo, WindowObject winobj, PartitionState *ps,
 }
 
 /*
- * Read a float8[] value.  Returns false for punctuation (a NULL array, or
- * every element NULL).  With values, also unpacks the elements there; n_in
- * is then the pipeline's data ports, which the length must match.
- */
-static bool
-read_array_row(Datum d, double *values, const SpConfig *cfg)
-{
-	ArrayType  *a = DatumGetArrayTypeP(d);
-	int			n;
-	bits8	   *nulls;
-	const char *data;
-	int			nnull = 0;
-
-	if (ARR_NDIM(a) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("value must be a one-dimensional array")));
-	n = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
-	if (cfg != NULL && n != cfg->n_in)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("value does not have one element per data port"),
-				 errdetail("Number of elements (%d) does not match number of data ports (%d) of pipeline \"%s\".",
-						   n, cfg->n_in, cfg->id)));
-	if (n == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("value must not be an empty array")));
-	Assert(ARR_ELEMTYPE(a) == FLOAT8OID);
-	nulls = ARR_NULLBITMAP(a);
-	data = ARR_DATA_PTR(a);
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls && !(nulls[i / 8] & (1 << (i % 8))))
-		{
-			nnull++;
-			continue;
-		}
-		if (values != NULL)
-			memcpy(&values[i], data, sizeof(double));
-		data += sizeof(double);
-	}
-	if (nnull == n)
-		return false;
-	if (nnull > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg_plural("value has %d null element out of %d",
-							   "value has %d null elements out of %d",
-							   nnull, nnull, n),
-				 errdetail("A row is punctuation only when every element is null.")));
-	return true;
-}
-
-/*
  * One row of segment_agg: classify, track the key, run the row, and close
  * the open segment when the option asks and this is the last row.  Returns
  * whether the row emitted (run->emitted / run->emit say what).
@@ -390,7 +330,7 @@ segment_agg_array(PG_FUNCTION_ARGS)
 	int			lbs[1] = {1};
 
 	/* unpack straight into the engine's row buffer: no per-row allocation */
-	data_row = !vnull && read_array_row(v, run->row_in, cfg);
+	data_row = !vnull && sp_read_array_row(v, run->row_in, cfg);
 	if (!agg_row(fcinfo, winobj, ps, data_row ? run->row_in : NULL))
 		PG_RETURN_NULL();
 
@@ -432,7 +372,7 @@ key_row(FunctionCallInfo fcinfo, int form)
 		Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
 
 		if (!vnull)
-			(void) read_array_row(v, NULL, NULL);
+			(void) sp_read_array_row(v, NULL, NULL);
 	}
 	k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
 	ev = sp_key_track(keys, knull, k);

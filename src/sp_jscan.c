@@ -8,6 +8,7 @@
 #include "miscadmin.h"
 
 #include "sp_jscan.h"
+#include "sp_json.h"
 
 /* The state nests three deep; anything deeper is refused at once. */
 #define SCAN_MAX_DEPTH 16
@@ -199,42 +200,17 @@ char *
 sp_scan_number_text(SpScan *s)
 {
 	const char *p;
+	char	   *text;
 
 	skip_ws(s);
-	p = s->p;
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		sp_scan_fail(s, "Expected a number");
-	if (*p == '.')
+	p = sp_json_number_end(s->p);
+	if (p != NULL)
 	{
-		p++;
-		if (!(*p >= '0' && *p <= '9'))
-			sp_scan_fail(s, "Invalid number");
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E')
-	{
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			sp_scan_fail(s, "Invalid number");
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	{
-		char	   *text = pnstrdup(s->p, p - s->p);
-
+		text = pnstrdup(s->p, p - s->p);
 		s->p = p;
 		return text;
 	}
+	sp_scan_fail(s, "Expected a number");
 }
 
 static void

@@ -200,15 +200,9 @@ check_string(JsonReader *r)
 	}
 }
 
-static void
-check_number(JsonReader *r)
+const char *
+sp_json_number_end(const char *p)
 {
-	const char *s = r->p;
-	const char *p = s;
-	char	   *end;
-	double		v;
-
-	/* the JSON number grammar first; strtod alone is too lenient */
 	if (*p == '-')
 		p++;
 	if (*p == '0')
@@ -217,12 +211,12 @@ check_number(JsonReader *r)
 		while (*p >= '0' && *p <= '9')
 			p++;
 	else
-		json_fail(r, "Invalid number");
+		return NULL;
 	if (*p == '.')
 	{
 		p++;
 		if (!(*p >= '0' && *p <= '9'))
-			json_fail(r, "Invalid number");
+			return NULL;
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
@@ -232,10 +226,25 @@ check_number(JsonReader *r)
 		if (*p == '+' || *p == '-')
 			p++;
 		if (!(*p >= '0' && *p <= '9'))
-			json_fail(r, "Invalid number");
+			return NULL;
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
+	return p;
+}
+
+static void
+check_number(JsonReader *r)
+{
+	const char *s = r->p;
+	const char *p;
+	char	   *end;
+	double		v;
+
+	/* the JSON number grammar first; strtod alone is too lenient */
+	p = sp_json_number_end(s);
+	if (p == NULL)
+		json_fail(r, "Invalid number");
 
 	/*
 	 * strtod reads from the text itself, no copy.  It can only read past the

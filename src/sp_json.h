@@ -88,4 +88,7 @@ extern const char *sp_json_shown(const char *s);
 /* Does a string or key equal s?  No allocation. */
 extern bool sp_json_string_eq(const SpJsonDoc *doc, const SpJsonNode *v, const char *s);
 
+/* The end of the JSON number that starts at p, or NULL when none does. */
+extern const char *sp_json_number_end(const char *p);
+
 #endif							/* SP_JSON_H */
