@@ -70,8 +70,8 @@ SELECT segment_agg(v, k, '{"type": "Identity"}', NULL) OVER ()
 FROM (VALUES (1, 1)) AS t(v, k);
 SELECT segment_key(v, k, NULL) OVER () FROM (VALUES (1, 1)) AS t(v, k);
 
--- Looking one row ahead keeps nothing: the mark still follows the current
--- row, so one partition far larger than work_mem writes no temporary file,
+-- Looking one row ahead keeps nothing: the mark still advances (every 16
+-- rows), so one partition far larger than work_mem writes no temporary file,
 -- while count(*) OVER (), which keeps the partition, does.
 SET work_mem = '64kB';
 CREATE FUNCTION temp_blocks(query text) RETURNS bigint LANGUAGE plpgsql AS $$

@@ -96,6 +96,9 @@ def main():
     for name, q in [
         ("segment_agg MovingAverage(10)",
          """SELECT segment_agg(v, k, '{"type": "MovingAverage", "window_size": 10}') OVER (ORDER BY ts) AS x FROM t"""),
+        ("segment_agg MovingAverage(10), close_at_end",
+         """SELECT segment_agg(v, k, '{"type": "MovingAverage", "window_size": 10}', close_at_end => true)
+            OVER (ORDER BY ts) AS x FROM t"""),
         ("row_number()", "SELECT row_number() OVER (ORDER BY ts) AS x FROM t"),
         ("count(*) OVER () (keeps the partition)", "SELECT count(*) OVER () AS x FROM t"),
     ]:

@@ -6,8 +6,7 @@ The floor is row_number() over the same rows, in the same order, with the
 same key expression computed and consumed.  Each key runs segment_agg with
 MovingAverage(10) over readings every 10 seconds; queries run in
 alternating order, and the medians are compared.  Then close_at_end and
-segment_key, and the temporary bytes written for one partition with
-close_at_end (must be 0: the lookahead keeps nothing).
+segment_key (bench.py counts the temporary bytes of close_at_end's lookahead).
 
 Settings for every query: jit off, no sort (the rows come in ts order from an
 index), no index-only scan (so that the floor reads the heap as segment_agg
@@ -124,15 +123,6 @@ def plain_sql():
               f"on a CPU {cs:.1f} ms against {cp:.1f} ms: x{cp / cs:.2f}")
 
 
-def temp_bytes(query):
-    psql("SELECT pg_stat_force_next_flush()")
-    before = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
-    psql("SET enable_sort = off; SET jit = off; " + query)
-    psql("SELECT pg_stat_force_next_flush()")
-    after = int(psql("SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()"))
-    return after - before
-
-
 def main():
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", DB], check=True)
@@ -182,8 +172,6 @@ def main():
             f = "floor, key " + ("float8 day" if "float8" in a else "text column")
             print(f"  {a:30s} x{med[a] / med[f]:5.3f}  x{low[a] / low[f]:5.3f}")
     plain_sql()
-    print(f"\ntemporary bytes, one partition of {ROWS} rows, close_at_end, work_mem 4MB: "
-          f"{temp_bytes(agg_query(KEYS[0][1], ', close_at_end => true'))}")
     subprocess.run(["dropdb", DB], check=True)
 
 
