@@ -7,7 +7,8 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql
+DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql \
+	src/segpipe--0.2.0--0.3.0.sql
 
 OBJS = \
 	src/sp_json.o \
