@@ -73,8 +73,10 @@ if [ -z "$deb" ]; then
 	bad "no $pkg .deb built"
 	finish
 fi
-ok "built $(basename "$deb"), $(du -k "$deb" | cut -f1) kB; contents:"
-dpkg-deb -c "$deb" | awk '{print "   " $6}' | grep -vE '/$'
+files=$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -vE '/$')
+ok "built $(basename "$deb"), $(du -k "$deb" | cut -f1) kB, installed size $(dpkg-deb -f "$deb" Installed-Size) kB;" \
+	"$(grep -c /bitcode/ <<<"$files") JIT bitcode files and:"
+grep -v /bitcode/ <<<"$files" | sed 's/^/   /'
 if [ "$(dpkg-deb -f "$deb" Version)" = "$debver" ] && [ "$(dpkg-deb -f "$deb" Package)" = "$pkg" ]; then
 	ok "the package is $pkg $debver"
 else
