@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds and installs segpipe,
+# The main job: installs what building and running need (not the test
+# tools), builds and installs segpipe (warnings are not errors here),
 # starts a throwaway cluster, loads a generated time series (three days of
 # readings of a machine that switches on and off) and runs the README's
 # example queries, printing each with its result.

@@ -27,6 +27,15 @@ tally() {
 
 log=$(mktemp)
 
+# pg_regress says "(using postmaster on localhost, port N)": say whose it is
+# (pg_lsclusters sees only pg_virtualenv's own clusters here)
+describe_cluster() {
+	local ver name port _ _ datadir _
+	read -r ver name port _ _ datadir _ < <(pg_lsclusters -h | grep -w "$PGPORT" | head -n 1)
+	echo "   pg_regress below runs in pg_virtualenv's throwaway cluster $ver/$name (port $port," \
+		"data directory $datadir), dropped at the end; the machine's own clusters are not used"
+}
+
 # pg_cron runs jobs at minute boundaries: schedule the recipe's refresh now,
 # test/recipe.py checks its run at the end
 python3 test/recipe.py --cron-start || status=1
@@ -42,6 +51,7 @@ else
 fi
 
 echo "== pg_regress suites"
+describe_cluster
 make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1 || status=1
 cat "$log"
 [ $status = 0 ] || head -n 300 regression.diffs 2>/dev/null
@@ -54,7 +64,8 @@ for t in "README examples:python3 test/readme.py --check" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
-	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py"; do
+	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \
+	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
 	${t#*:} 2>&1 | tee "$log" || status=1
@@ -62,6 +73,12 @@ for t in "README examples:python3 test/readme.py --check" \
 done
 
 rm -f "$log" "$log.sum"
-echo
-echo "$passed passed, $failed failed" | tee "${SEGPIPE_SUMMARY:-/dev/null}"
+# run-tests.sh prints the summary as its last line, after pg_virtualenv's
+# messages; run alone, this script prints it
+if [ -n "${SEGPIPE_SUMMARY:-}" ]; then
+	echo "$passed passed, $failed failed" >"$SEGPIPE_SUMMARY"
+else
+	echo
+	echo "$passed passed, $failed failed"
+fi
 [ $status = 0 ] && [ "$failed" = 0 ]
