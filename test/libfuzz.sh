@@ -19,7 +19,9 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out="$ROOT/test/out"
-mkdir -p "$out" "$work/corpus"
+# LIBFUZZ_CORPUS keeps the corpus in a directory of one's own, for long runs
+corpus=${LIBFUZZ_CORPUS:-$work/corpus}
+mkdir -p "$out" "$corpus"
 
 clang -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined \
@@ -33,7 +35,7 @@ clang -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
 	"$("$PG_CONFIG" --pkglibdir)/libpgcommon.a" "$("$PG_CONFIG" --pkglibdir)/libpgport.a" -lm \
 	-o "$work/fuzz_spec"
 
-python3 - "$ROOT/test/fuzz.py" "$work/corpus" <<'PY'
+python3 - "$ROOT/test/fuzz.py" "$corpus" <<'PY'
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("fz", sys.argv[1])
 fz = importlib.util.module_from_spec(spec)
@@ -51,10 +53,10 @@ passed=0
 failed=0
 if ! psql -X -q -c "select 1" postgres >/dev/null 2>&1; then
 	echo "no server: fuzzing without the seeds it writes"
-elif python3 - "$work/corpus" <<'PY'
-import json, subprocess, sys
+elif python3 - "$corpus" <<'PY'
+import json, os, subprocess, sys
 
-DB = "segpipe_libfuzz"
+DB = "segpipe_libfuzz_%d" % os.getpid()
 OPS = [{"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
        {"type": "MovingAverage", "window_size": 3}, {"type": "MovingSum", "window_size": 2},
        {"type": "StandardDeviation", "window_size": 4}, {"type": "MaxTracker"}, {"type": "MinTracker"},
@@ -109,8 +111,8 @@ for i, line in enumerate(out.splitlines()):
         f.write(bytes.fromhex(hexed) + b"\0" + ROWS)
 PY
 then
-	if SEGPIPE_FUZZ_EXACT=1 "$work/fuzz_spec" "$work"/corpus/server_* >"$work/log" 2>&1; then
-		echo "seeds written by the server: $(ls "$work"/corpus/server_* | wc -l), each read back exactly"
+	if SEGPIPE_FUZZ_EXACT=1 "$work/fuzz_spec" "$corpus"/server_* >"$work/log" 2>&1; then
+		echo "seeds written by the server: $(ls "$corpus"/server_* | wc -l), each read back exactly"
 		passed=$((passed + 1))
 	else
 		tail -n 40 "$work/log"
@@ -123,8 +125,8 @@ fi
 status=0
 "$work/fuzz_spec" -max_total_time="$seconds" -seed="${LIBFUZZ_SEED:-20261130}" \
 	-rss_limit_mb=1024 -artifact_prefix="$out/" \
-	"$work/corpus" >"$work/log" 2>&1 || status=$?
-grep -E "^(Done|==[0-9]+==ERROR|SUMMARY)|runtime error|deadly signal" "$work/log" || true
+	"$corpus" >"$work/log" 2>&1 || status=$?
+grep -E "^(Done|==[0-9]+==ERROR|SUMMARY)|^#[0-9]+\s+DONE|runtime error|deadly signal" "$work/log" || true
 if [ $status = 0 ]; then
 	passed=$((passed + 1))
 else

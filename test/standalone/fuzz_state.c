@@ -102,8 +102,8 @@ check_round_trips(PipelineValue *pv)
 
 /*
  * Per row, 3 + n_in bytes: flags (1: punctuation; 6 both set: NULL key;
- * 0x70 all set: NULL timestamp), the key, the time step (below 0xE0: 0 to 3
- * seconds on; else back by the low 5 bits, in seconds: late), the values.
+ * 0x70 all set: NULL timestamp), the key, the time step (next_time), the
+ * values.
  */
 typedef struct Rows
 {
@@ -113,6 +113,7 @@ typedef struct Rows
 	int			n_in;
 	Oid			key_type;
 	bool		scalar;			/* pipeline_agg(ts, float8, ...) */
+	bool		late_drop;		/* the spec drops late rows */
 	TimestampTz start;			/* the first row's time base */
 } Rows;
 
@@ -150,11 +151,16 @@ float8_array(const double *v, int n)
 	return PointerGetDatum(a);
 }
 
-/* the next row's time from the latest so far, kept valid */
+/*
+ * The next row's time from the latest so far, kept valid: 0 to 3 seconds
+ * on, or back by up to 7 (late) when the low bits are all set: one row in
+ * four where late rows are dropped, one in 64 where they are an error.
+ */
 static TimestampTz
-next_time(TimestampTz cur, uint8 b)
+next_time(TimestampTz cur, uint8 b, bool late_drop)
 {
-	int64		d = (b < 0xE0) ? (b % 4) * USECS_PER_SEC : -(int64) (b & 0x1F) * USECS_PER_SEC;
+	bool		late = (b & (late_drop ? 0x03 : 0x3F)) == (late_drop ? 0x03 : 0x3F);
+	int64		d = late ? -(int64) (b >> 5) * USECS_PER_SEC : (b % 4) * USECS_PER_SEC;
 
 	if (cur == DT_NOEND)
 		return d >= 0 ? DT_NOEND : 0;
@@ -187,7 +193,7 @@ run_agg(const Rows *r, int from, int to, PipelineValue *spec, TimestampTz *cur)
 		bool		punct = (p[0] & 1) != 0;
 		bool		knull = (p[0] & 6) == 6;
 		bool		tnull = (p[0] & 0x70) == 0x70;
-		TimestampTz ts = next_time(*cur, p[2]);
+		TimestampTz ts = next_time(*cur, p[2], r->late_drop);
 
 		if (!tnull && ts > *cur)
 			*cur = ts;
@@ -311,6 +317,7 @@ fuzz_value(PipelineValue *pv, const uint8 *p, size_t n)
 	r.p = p + 1;
 	r.n = (int) Min((n - 1) / r.step, 64);
 	r.scalar = r.n_in == 1 && (sel & 0x20) != 0;
+	r.late_drop = cfg->late_drop;
 	if (view.state != NULL)
 	{
 		/* the type the state's keys are of: another is refused, tested in SQL */
