@@ -261,11 +261,6 @@ errcode(int sqlerrcode)
 	return 0;
 }
 
-int
-shim_last_code(void)
-{
-	return current_code;
-}
 
 static void
 record(const char *fmt, va_list args)
@@ -339,6 +334,8 @@ pg_re_throw(void)
 		siglongjmp(*PG_exception_stack, 1);
 	if (shim_error_jmp == NULL)
 		abort();
+	/* a PG_CATCH that rethrows has put back callbacks of frames about to go */
+	error_context_stack = NULL;
 	siglongjmp(*shim_error_jmp, 1);
 }
 

@@ -7,8 +7,6 @@
 extern sigjmp_buf *shim_error_jmp;
 extern char shim_last_error[512];
 extern void shim_free_all(void);
-/* the SQLSTATE of the last error raised */
-extern int	shim_last_code(void);
 
 /* shim_state.c: the key type pipeline_agg is called with, its aggregate context */
 extern Oid	shim_key_type;
