@@ -60,7 +60,7 @@ tally "$log.sum"
 
 for t in "README examples:python3 test/readme.py --check" \
 	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
-	"resume equivalence (text and binary):python3 test/resume.py" \
+	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/resume.py" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \

@@ -37,6 +37,8 @@ ensure_test_deps() {
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	command -v clang >/dev/null || need+=(clang)
+	# test/resume.py compiles a libpq client (test/resume_client.c)
+	[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
 	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
 		need+=(libclang-rt-14-dev)
 	command -v dpkg-buildpackage >/dev/null || need+=(dpkg-dev)

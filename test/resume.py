@@ -8,8 +8,11 @@ late rows for specs that drop them), fed in arrival order run through random spe
 every operator with state, and through short chains of them.  Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
-the text form (p::text::pipeline) in one pass and through the binary form
-(COPY ... (FORMAT binary) out and back in) in another.  Passing means: the
+the text form (p::text::pipeline) in one pass, through the binary form
+(COPY ... (FORMAT binary) out and back in) in another, and in a third
+through a client in libpq's binary mode (test/resume_client.c, compiled
+here: each state fetched as a binary result and sent back as a binary
+parameter of type pipeline, the bytes checked against pipeline_send()).  Passing means: the
 batches' emissions, concatenated, equal the whole run's (timestamps, keys,
 ports and float8send of the values), and the final states are the same
 text but for the emissions.
@@ -28,6 +31,7 @@ import tempfile
 DB = "segpipe_resume"
 STREAMS = int(os.environ.get("RESUME_STREAMS", "1000"))
 SEED = int(os.environ.get("RESUME_SEED", "20261130"))
+MODES = ("text", "binary", "client binary")
 KEYS = ["'NaN'", "'-0'", "0", "1e308", "-1e308", "'Infinity'", "1", "2", "1.5"]
 
 
@@ -102,10 +106,23 @@ def psql(sql):
     return r.stdout
 
 
-def run(mode, tmp, max_batch):
+def build_client(tmp):
+    """Compiles test/resume_client.c against libpq into tmp."""
+    pg_config = os.environ.get("PG_CONFIG", "pg_config")
+    inc, lib = (subprocess.run([pg_config, flag], check=True, capture_output=True, text=True).stdout.strip()
+                for flag in ("--includedir", "--libdir"))
+    exe = os.path.join(tmp, "resume_client")
+    subprocess.run(["cc", "-O1", "-Wall", "-Werror", "-I", inc,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "resume_client.c"),
+                    "-o", exe, "-L", lib, "-lpq"], check=True)
+    return exe
+
+
+def run(mode, tmp, max_batch, client):
     """Runs every stream batch by batch; the states go through mode between batches."""
     copy = os.path.join(tmp, "states.bin").replace("'", "''")
     steps = ["TRUNCATE st, em;", "INSERT INTO st SELECT stream, spec FROM specs;"]
+    sent = [0, 0]
     for b in range(1, max_batch + 1):
         steps.append(f"""
 WITH sub AS (SELECT r.stream, pipeline_agg(to_timestamp(r.ts), r.v, r.k, s.p ORDER BY r.i) AS p
@@ -115,8 +132,16 @@ INSERT INTO em SELECT upd.stream, {b}, e.n, e.ts, e.key, e.port, float8send(e.va
 FROM upd, emissions(upd.p) WITH ORDINALITY AS e(ts, key, port, value, n);""")
         if mode == "text":
             steps.append("UPDATE st SET p = p::text::pipeline;")
-        else:
+        elif mode == "binary":
             steps.append(f"COPY st TO '{copy}' (FORMAT binary); TRUNCATE st; COPY st FROM '{copy}' (FORMAT binary);")
+        else:
+            psql("\n".join(steps))
+            steps = []
+            r = subprocess.run([client, "dbname=" + DB], capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(r.stderr.strip())
+            values, _, nbytes, _ = r.stdout.split()
+            sent = [sent[0] + int(values), sent[1] + int(nbytes)]
     steps.append("""
 SELECT count(*) FILTER (WHERE w.em IS DISTINCT FROM c.em),
        count(*) FILTER (WHERE split_part(w.p::text, '"emissions": ', 1)
@@ -126,7 +151,7 @@ SELECT count(*) FILTER (WHERE w.em IS DISTINCT FROM c.em),
 FROM whole AS w JOIN st USING (stream)
 LEFT JOIN (SELECT stream, array_agg(ts || ' ' || key || ' ' || port || ' ' || value::text ORDER BY batch, n) AS em
            FROM em GROUP BY stream) AS c USING (stream);""")
-    return psql("\n".join(steps)).strip().split("|")
+    return psql("\n".join(steps)).strip().split("|"), sent
 
 
 def main():
@@ -145,6 +170,7 @@ def main():
              "CREATE TABLE specs (stream int, spec pipeline);",
              "CREATE TABLE rows (stream int, i int, ts int, v float8, k float8, batch int);",
              "CREATE TABLE st (stream int, p pipeline);",
+             "CREATE INDEX ON st (stream);",
              "CREATE TABLE em (stream int, batch int, n bigint, ts timestamptz, key text, port int, value bytea);"]
     setup += ["INSERT INTO specs VALUES (%d, '%s');" % (s, t.replace("'", "''")) for s, t in specs]
     for k in range(0, len(rows), 500):
@@ -161,16 +187,18 @@ FROM specs AS s, LATERAL (SELECT pipeline_agg(to_timestamp(r.ts), r.v, r.k, s.sp
     tmp = tempfile.mkdtemp(prefix="segpipe_resume.")
     try:
         os.chmod(tmp, 0o733)    # the server, another user, writes the COPY file here
-        for mode in ("text", "binary"):
-            bad_em, bad_state, first = run(mode, tmp, max_batch)
+        client = build_client(tmp)
+        for mode in MODES:
+            (bad_em, bad_state, first), sent = run(mode, tmp, max_batch, client)
             print(f"resume ({mode}): {STREAMS} streams, {batches} batches: "
                   f"{bad_em} with other emissions, {bad_state} with another final state"
-                  + (f" (first: stream {first}: {specs[int(first)][1]})" if first else ""))
+                  + (f" (first: stream {first}: {specs[int(first)][1]})" if first else "")
+                  + (f"; {sent[0]} states, {sent[1]} bytes fetched and sent back in binary" if sent[0] else ""))
             failed += int(bad_em) + int(bad_state)
     finally:
         shutil.rmtree(tmp)
     subprocess.run(["dropdb", DB], check=True)
-    print(f"resume: {2 * STREAMS - failed} passed, {failed} failed")
+    print(f"resume: {len(MODES) * STREAMS - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

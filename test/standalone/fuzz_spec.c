@@ -13,17 +13,25 @@
  *	  zeroed state, rebuilds it byte for byte (the visitor misses nothing);
  *	- a state decoded from fuzz bytes is either refused by check_state or
  *	  safe to run.
+ * An input that starts with a format version byte (1 or 2) is a binary
+ * message of the `pipeline` type, one whose text has a "state" member is a
+ * pipeline's text; both go to fuzz_state.c, and so does every accepted spec
+ * (as a value without state) with the rest of its bytes.
  */
 #include "postgres.h"
 
 #include <math.h>
 
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "sp_engine.h"
 #include "sp_key.h"
 #include "sp_spec.h"
 
+#include "fuzz.h"
 #include "shim.h"
+
+bool		fuzz_exact = false;
 
 /* values a row may carry: the edges float8 arithmetic cares about */
 static const double interesting[] = {
@@ -31,8 +39,8 @@ static const double interesting[] = {
 	3.0, 1000.0, -746.0, 710.0, 0.5, 7.0
 };
 
-static double
-pick(uint8 b)
+double
+fuzz_pick(uint8 b)
 {
 	if (b & 0x80)
 		return (b & 0x40) ? NAN : ((b & 0x20) ? INFINITY : -INFINITY);
@@ -261,13 +269,13 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 		uint8		flags = p[0];
 		bool		punct = (flags & 1) != 0;
 		bool		knull = (flags & 6) == 6;
-		double		key = pick(p[1]);
+		double		key = fuzz_pick(p[1]);
 		bool		had_key = run->has_key;
 		bool		same = had_key && sp_float8_key_equal(cur_key, key);
 		bool		emitted;
 
 		for (int i = 0; i < cfg->n_in; i++)
-			vals[i] = pick(p[2 + i]);
+			vals[i] = fuzz_pick(p[2 + i]);
 		emitted = sp_run_row(run, punct ? NULL : vals,
 							 knull ? SP_KEY_NULL : same ? SP_KEY_SAME : SP_KEY_NEW);
 		if (!knull)
@@ -282,33 +290,65 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 
 int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
 
+int			LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_exact = getenv("SEGPIPE_FUZZ_EXACT") != NULL;
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 {
 	sigjmp_buf	env;
 	size_t		text_len = strnlen((const char *) data, size);
 	char	   *text = malloc(text_len + 1);
+	const uint8 *rest = data + Min(text_len + 1, size);
+	size_t		rest_len = size - Min(text_len + 1, size);
+
+	/* the server's text input is valid in its encoding before a type sees it */
+	bool		valid = pg_encoding_verifymbstr(PG_UTF8, (const char *) data, text_len) == text_len;
 
 	memcpy(text, data, text_len);
 	text[text_len] = '\0';
 	shim_error_jmp = &env;
+	fuzz_exact_pending = false;
 	if (sigsetjmp(env, 0) == 0)
 	{
-		SpConfig   *cfg = sp_spec_read(text);
-		StringInfoData first,
-					again;
-
-		initStringInfo(&first);
-		sp_spec_write(&first, cfg);
-		initStringInfo(&again);
-		sp_spec_write(&again, sp_spec_read(first.data));
-		if (strcmp(first.data, again.data) != 0)
-			abort();			/* canonical text is not a fixed point */
-		if (text_len < size)
+		if (size > 0 && (data[0] == SP_FORMAT_CONFIG || data[0] == SP_FORMAT_STATE))
+			fuzz_message(data, size);
+		else if (strstr(text, "\"state\"") != NULL)
 		{
-			run_rows(cfg, data + text_len + 1, size - text_len - 1);
-			run_hostile_states(cfg, data + text_len + 1, size - text_len - 1);
+			if (valid)
+				fuzz_text(text, rest, rest_len);
 		}
+		else
+		{
+			SpConfig   *cfg = sp_spec_read(text);
+			StringInfoData first,
+						again;
+
+			initStringInfo(&first);
+			sp_spec_write(&first, cfg);
+			initStringInfo(&again);
+			sp_spec_write(&again, sp_spec_read(first.data));
+			if (strcmp(first.data, again.data) != 0)
+				abort();		/* canonical text is not a fixed point */
+			if (text_len < size)
+			{
+				run_rows(cfg, rest, rest_len);
+				run_hostile_states(cfg, rest, rest_len);
+				if (valid)
+					fuzz_value(sp_value_from_config(cfg), rest, rest_len);
+			}
+		}
+	}
+	else if (fuzz_exact_pending)
+	{
+		fprintf(stderr, "refused: %s\n", shim_last_error);
+		abort();				/* the server's own output must be read */
 	}
 	shim_error_jmp = NULL;
 	shim_free_all();

@@ -7,8 +7,9 @@
  * palloc hands out malloc'd chunks owned by memory contexts: deleting a
  * context frees its chunks, and shim_free_all() releases everything, as the
  * end of a statement would.  An ERROR runs the error context callbacks and
- * long-jumps to shim_error_jmp, as the server would abort the statement.  StringInfo, psprintf and the
- * shortest-exact float printing come from libpgcommon and libpgport.
+ * long-jumps to the innermost PG_TRY, or to shim_error_jmp, as the server
+ * would abort the statement.  StringInfo, psprintf and the shortest-exact
+ * float printing come from libpgcommon and libpgport.
  */
 #include "postgres.h"
 
@@ -25,7 +26,20 @@
 
 #include "shim.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define SHIM_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define SHIM_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#endif
+#endif
+#ifndef SHIM_POISON
+#define SHIM_POISON(p, n) ((void) 0)
+#define SHIM_UNPOISON(p, n) ((void) 0)
+#endif
+
 sigjmp_buf *shim_error_jmp = NULL;
+sigjmp_buf *PG_exception_stack = NULL;
 ErrorContextCallback *error_context_stack = NULL;
 char		shim_last_error[512];
 volatile sig_atomic_t InterruptPending = false;
@@ -35,8 +49,9 @@ volatile sig_atomic_t InterruptPending = false;
 /*
  * A context frees its chunks when it is deleted, as the server's do, so that
  * AddressSanitizer catches anything still pointing into a deleted one (the
- * spec reader's parse tree, say).  pfree() frees nothing: chunks live until
- * their context goes.
+ * spec reader's parse tree, say).  pfree() and repalloc() poison the chunk
+ * they let go of, so that a use after them is caught too; its memory goes
+ * with its context.
  */
 typedef struct ShimContext ShimContext;
 
@@ -128,13 +143,22 @@ repalloc(void *pointer, Size size)
 	void	   *p = chunk_alloc((MemoryContext) old->context, size, false);
 
 	memcpy(p, pointer, Min(old->size, size));
+	SHIM_POISON(old->data, old->size);
 	return p;					/* the old chunk goes with its context */
+}
+
+void *
+repalloc_huge(void *pointer, Size size)
+{
+	return repalloc(pointer, size);
 }
 
 void
 pfree(void *pointer)
 {
-	/* freed with its context */
+	Chunk	   *c = (Chunk *) ((char *) pointer - offsetof(Chunk, data));
+
+	SHIM_POISON(c->data, c->size);
 }
 
 char *
@@ -177,6 +201,7 @@ free_chunks(ShimContext *cxt)
 	{
 		Chunk	   *next = cxt->chunks->next;
 
+		SHIM_UNPOISON(cxt->chunks->data, cxt->chunks->size);
 		free(cxt->chunks);
 		cxt->chunks = next;
 	}
@@ -212,11 +237,13 @@ shim_free_all(void)
 /* ---- errors ---- */
 
 static int	current_level;
+static int	current_code;
 
 bool
 errstart(int elevel, const char *domain)
 {
 	current_level = elevel;
+	current_code = ERRCODE_INTERNAL_ERROR;
 	shim_last_error[0] = '\0';
 	return elevel >= ERROR;		/* lower levels print nothing here */
 }
@@ -230,8 +257,10 @@ errstart_cold(int elevel, const char *domain)
 int
 errcode(int sqlerrcode)
 {
+	current_code = sqlerrcode;
 	return 0;
 }
+
 
 static void
 record(const char *fmt, va_list args)
@@ -294,10 +323,46 @@ errfinish(const char *filename, int lineno, const char *funcname)
 			e->callback(e->arg);
 		/* as the server's top level does when it catches the error */
 		error_context_stack = NULL;
-		if (shim_error_jmp == NULL)
-			abort();
-		siglongjmp(*shim_error_jmp, 1);
+		pg_re_throw();
 	}
+}
+
+void
+pg_re_throw(void)
+{
+	if (PG_exception_stack != NULL)
+		siglongjmp(*PG_exception_stack, 1);
+	if (shim_error_jmp == NULL)
+		abort();
+	/* a PG_CATCH that rethrows has put back callbacks of frames about to go */
+	error_context_stack = NULL;
+	siglongjmp(*shim_error_jmp, 1);
+}
+
+/* the error being handled: its code and what was recorded of its text */
+ErrorData *
+CopyErrorData(void)
+{
+	ErrorData  *edata = palloc0(sizeof(ErrorData));
+
+	edata->elevel = ERROR;
+	edata->sqlerrcode = current_code;
+	edata->message = pstrdup(shim_last_error);
+	return edata;
+}
+
+void
+FlushErrorState(void)
+{
+}
+
+void
+ReThrowError(ErrorData *edata)
+{
+	current_level = edata->elevel;
+	current_code = edata->sqlerrcode;
+	strlcpy(shim_last_error, edata->message, sizeof(shim_last_error));
+	pg_re_throw();
 }
 
 void
