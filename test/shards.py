@@ -242,6 +242,21 @@ def daily_queries(co, single, nshards):
               f"{n} emissions, equal bit for bit: {got == want}; pipelines equal: {got_p == want_p} "
               f"({min(size)}..{max(size)} bytes of text per sensor)")
 
+    # an observation, not a rule of segpipe's: with the state on the coordinator, the
+    # refresh passes it to pipeline_agg from the outer query (LATERAL), and postgres_fdw 15
+    # then computes pipeline_agg on the coordinator from the shards' rows
+    plan = co.psql("CREATE TEMP TABLE coordinator_state AS SELECT DISTINCT sensor_id, "
+                   f"'{SPEC}'::pipeline AS state FROM readings;\n"
+                   "SET enable_partitionwise_aggregate = on;\n"
+                   "EXPLAIN (VERBOSE, COSTS OFF) SELECT s.sensor_id, n.state FROM coordinator_state AS s, "
+                   "LATERAL (SELECT pipeline_agg(r.ts, r.v, (r.ts AT TIME ZONE INTERVAL '0')::date, s.state "
+                   "ORDER BY r.ts) AS state FROM readings AS r WHERE r.sensor_id = s.sensor_id "
+                   "GROUP BY r.sensor_id) AS n;")
+    remote = remote_sql_by_shard(plan, nshards)
+    print("state on the coordinator (LATERAL): pipeline_agg is "
+          + ("pushed to the shards" if any("pipeline_agg" in q for sqls in remote.values() for q in sqls)
+             else "computed on the coordinator, the rows are fetched"))
+
     plan = co.psql("EXPLAIN (VERBOSE, COSTS OFF) " + window_form())
     remote = remote_sql_by_shard(plan, nshards)
     check("WindowAgg" in plan and all(remote.values())
