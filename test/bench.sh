@@ -9,7 +9,10 @@
 #                  over the same ordered rows, and its peak RSS over a stream;
 #   bench_refresh.py  the README's results-table refresh of one new day into a
 #                  year of 10-second readings, against a full recomputation
-#                  (its own sizes: a year, 5 rounds; the arguments are not passed).
+#                  (its own sizes: a year, 5 rounds; the arguments are not passed);
+#   bench_shards.py  per-sensor pipelines on postgres_fdw shards: rows per second on
+#                  one server, 1 shard and 3 shards, and the bytes that cross per
+#                  sensor (its own clusters and sizes: 12 sensors x 100000 readings).
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -19,4 +22,5 @@ ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
-		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py"' "$ROOT" "$@"
+		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py" &&
+		python3 "$0/test/bench_shards.py"' "$ROOT" "$@"

@@ -65,7 +65,8 @@ for t in "README examples:python3 test/readme.py --check" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \
-	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py"; do
+	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py" \
+	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/shards.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
 	${t#*:} 2>&1 | tee "$log" || status=1
