@@ -53,7 +53,7 @@ BEGIN
 	SELECT c.relkind, n.nspname, c.relname INTO kind, nsp, rel
 	FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE c.oid = readings;
 	IF kind NOT IN ('r', 'p') THEN
-		RAISE EXCEPTION '"%" is not a table', readings USING ERRCODE = 'wrong_object_type',
+		RAISE EXCEPTION '"%" is not a table', rel USING ERRCODE = 'wrong_object_type',
 			DETAIL = 'Only the rows inserted into a table can be maintained.';
 	END IF;
 	IF octet_length(view_t) > 63 OR results = '' THEN
@@ -180,6 +180,8 @@ SELECT run.part, e.ts, e.key::%8$s, e.port, e.value FROM run, %1$I.emissions(run
 	SELECT s.%3$I, %6$I.pipeline_progress(s.state), p.key::%5$s, p.port, p.value, true
 	FROM %7$s AS s, %6$I.pending(s.state) AS p$q$,
 	               nsp, view_t, partition_by, q_results, key_type, ext, q_state);
+	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', nsp, view_t,
+	               format('segpipe: the results in %s, then what each open segment holds (provisional)', q_results));
 END
 $fn$;
 COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text) IS
@@ -205,7 +207,7 @@ BEGIN
 	fn := to_regprocedure(format('%I.%I()', nsp, rel || '_maintain'));
 	IF fn IS NULL OR NOT coalesce(starts_with(obj_description(fn, 'pg_proc'),
 	                                          format('segpipe: maintains %I.%I from ', nsp, rel)), false) THEN
-		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', results
+		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', rel
 			USING ERRCODE = 'undefined_object',
 			DETAIL = format('There is no trigger function %I.%I() made by segpipe_maintain().', nsp, rel || '_maintain');
 	END IF;
