@@ -10,6 +10,9 @@
 #   bench_refresh.py  the README's results-table refresh of one new day into a
 #                  year of 10-second readings, against a full recomputation
 #                  (its own sizes: a year, 5 rounds; the arguments are not passed).
+#   bench_maintain.py  insert throughput with segpipe_maintain() on, against
+#                  plain inserts into the same table, batches of 1, 100 and
+#                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds).
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -19,4 +22,5 @@ ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
-		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py"' "$ROOT" "$@"
+		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py" &&
+		python3 "$0/test/bench_maintain.py"' "$ROOT" "$@"
