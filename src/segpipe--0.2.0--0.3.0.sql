@@ -18,7 +18,7 @@
 
 CREATE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
 		key text, spec pipeline, results text)
-	RETURNS void
+	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	-- the caller's search_path must not change what the names below mean, and
 	-- types come out schema-qualified; the settings are the trigger's (below)
@@ -42,6 +42,7 @@ DECLARE
 	lock_sql text;
 	run_sql text;
 	r record;
+	ran bigint;
 BEGIN
 	FOR r IN SELECT * FROM (VALUES (1, 'readings', readings IS NULL), (2, 'partition_by', partition_by IS NULL),
 	                               (3, 'ts', ts IS NULL), (4, 'value', value IS NULL), (5, 'key', key IS NULL),
@@ -159,6 +160,7 @@ SELECT run.part, e.ts, e.key::%8$s, e.port, e.value FROM run, %1$I.emissions(run
 			EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', readings);
 			EXECUTE lock_sql;
 			EXECUTE run_sql;
+			EXECUTE format('SELECT count(*) FROM %s', readings) INTO ran;
 		END IF;
 	END LOOP;
 
@@ -182,10 +184,11 @@ SELECT run.part, e.ts, e.key::%8$s, e.port, e.value FROM run, %1$I.emissions(run
 	               nsp, view_t, partition_by, q_results, key_type, ext, q_state);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', nsp, view_t,
 	               format('segpipe: the results in %s, then what each open segment holds (provisional)', q_results));
+	RETURN ran;
 END
 $fn$;
 COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text) IS
-	'creates a results table, a state table and a real-time view, and a trigger that keeps them up to date on every insert into readings';
+	'creates a results table, a state table and a real-time view, and a trigger that keeps them up to date on every insert into readings; runs the readings already there and returns their number';
 
 CREATE FUNCTION segpipe_unmaintain(results regclass, drop_tables boolean DEFAULT false)
 	RETURNS void
