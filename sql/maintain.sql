@@ -27,6 +27,7 @@ SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'id', 'ts::date', '{"type
 SELECT segpipe_maintain('readings', 'v', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'daily');
 SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'no_such_column::date', '{"type": "MaxTracker"}', 'daily');
 SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', repeat('r', 55));
+SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', '');
 CREATE TABLE daily (x int);
 SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'daily');
 DROP TABLE daily;

@@ -9,7 +9,7 @@
 -- Maintained on insert: segpipe_maintain() sets up a statement-level AFTER
 -- INSERT trigger that advances each sensor's stored pipeline with the new
 -- rows and appends the emissions to a results table; segpipe_unmaintain()
--- takes it down.  PL/pgSQL: the work per statement is three SQL statements,
+-- takes it down.  PL/pgSQL: the work per statement is two SQL statements,
 -- which a C trigger would have to issue through SPI all the same.  Names come
 -- from the caller and are quoted with %I / %L; the key is an SQL expression,
 -- code written by the caller, as a CHECK constraint's is.  Nothing here or in
@@ -57,7 +57,9 @@ BEGIN
 		RAISE EXCEPTION '"%" is not a table', rel USING ERRCODE = 'wrong_object_type',
 			DETAIL = 'Only the rows inserted into a table can be maintained.';
 	END IF;
-	IF octet_length(view_t) > 63 OR results = '' THEN
+	IF results = '' THEN
+		RAISE EXCEPTION 'results table name must not be empty' USING ERRCODE = 'invalid_name';
+	ELSIF octet_length(view_t) > 63 THEN
 		RAISE EXCEPTION 'results table name "%" is too long', results USING ERRCODE = 'name_too_long',
 			DETAIL = 'It can have at most 54 bytes, so that "_realtime" and "_maintain" can be added to it.';
 	END IF;
