@@ -7,11 +7,12 @@ CREATE EXTENSION segpipe;
 
 -- The functions with their argument names (named notation depends on
 -- them), C symbols and labels; the same list is checked after an upgrade
--- from 0.1.0 (upgrade.sql).
+-- from 0.1.0 (upgrade.sql).  Functions in PL/pgSQL or SQL show their
+-- language instead of their body.
 SELECT p.oid::regprocedure AS function,
        pg_get_function_arguments(p.oid) AS arguments,
        pg_get_function_result(p.oid) AS result,
-       p.prosrc AS symbol,
+       CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN l.lanname ELSE p.prosrc END AS symbol,
        p.prokind AS kind,
        p.provolatile AS volatility,
        p.proisstrict AS strict,
@@ -20,6 +21,7 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
 JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
+JOIN pg_language l ON l.oid = p.prolang
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- Every member of the extension, and its version.

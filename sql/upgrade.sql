@@ -31,7 +31,7 @@ ALTER EXTENSION segpipe UPDATE;
 SELECT p.oid::regprocedure AS function,
        pg_get_function_arguments(p.oid) AS arguments,
        pg_get_function_result(p.oid) AS result,
-       p.prosrc AS symbol,
+       CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN l.lanname ELSE p.prosrc END AS symbol,
        p.prokind AS kind,
        p.provolatile AS volatility,
        p.proisstrict AS strict,
@@ -40,6 +40,7 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
 JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
+JOIN pg_language l ON l.oid = p.prolang
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 SELECT e.extversion, pg_describe_object(d.classid, d.objid, d.objsubid) AS member

@@ -12,7 +12,10 @@
 #                  (its own sizes: a year, 5 rounds; the arguments are not passed);
 #   bench_shards.py  per-sensor pipelines on postgres_fdw shards: rows per second on
 #                  one server, 1 shard and 3 shards, and the bytes that cross per
-#                  sensor (its own clusters and sizes: 12 sensors x 100000 readings).
+#                  sensor (its own clusters and sizes: 12 sensors x 100000 readings);
+#   bench_maintain.py  insert throughput with segpipe_maintain() on, against
+#                  plain inserts into the same table, batches of 1, 100 and
+#                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds).
 #
 #   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
@@ -23,4 +26,5 @@ build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
 		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py" &&
-		python3 "$0/test/bench_shards.py"' "$ROOT" "$@"
+		python3 "$0/test/bench_shards.py" &&
+		python3 "$0/test/bench_maintain.py"' "$ROOT" "$@"

@@ -64,6 +64,8 @@ for t in "README examples:python3 test/readme.py --check" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
+	"maintained on insert, concurrent inserters:python3 test/maintain_concurrency.py" \
+	"maintained on insert, crash and recovery (a cluster of its own):python3 test/maintain_crash.py" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \
 	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py" \
 	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/shards.py"; do
