@@ -54,6 +54,7 @@ for t in "README examples:python3 test/readme.py --check" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
+	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086

@@ -19,6 +19,11 @@ ensure_deps() {
 	command -v python3 >/dev/null || need+=(python3)
 	# test/recipe.py schedules the README's refresh with pg_cron
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
+	# test/clients.sh runs the README's client snippets: psycopg 3 with the
+	# system's python3, node-postgres (from npm) with node
+	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
+	command -v node >/dev/null || need+=(nodejs)
+	command -v npm >/dev/null || need+=(npm)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	command -v clang >/dev/null || need+=(clang)
 	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
