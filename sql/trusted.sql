@@ -47,6 +47,8 @@ CREATE FUNCTION public.trap_eq(anyelement, anyelement) RETURNS boolean LANGUAGE 
 CREATE OPERATOR public.= (LEFTARG = anyelement, RIGHTARG = anyelement, FUNCTION = public.trap_eq);
 CREATE OPERATOR public.< (LEFTARG = anyelement, RIGHTARG = anyelement, FUNCTION = public.trap_eq);
 CREATE OPERATOR public.<> (LEFTARG = anyelement, RIGHTARG = anyelement, FUNCTION = public.trap_eq);
+-- CREATE on a schema is not enough: installing needs CREATE on the database
+CREATE EXTENSION segpipe;
 RESET ROLE;
 
 -- Alice plants her own in pg_temp, then installs into public.
