@@ -32,12 +32,13 @@ OBJS = \
 	src/ops_dsp.o \
 	src/sp_key.o \
 	src/pipeline_type.o \
+	src/pipeline_cast.o \
 	src/sp_rowvalue.o \
 	src/segment_agg.o \
 	src/pipeline_agg.o \
 	src/pipeline_access.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain casts trusted
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

@@ -64,6 +64,7 @@ for t in "README examples:python3 test/readme.py --check" \
 	"input fuzzing:python3 test/fuzz.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
+	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \
 	"maintained on insert, concurrent inserters:python3 test/maintain_concurrency.py" \
 	"maintained on insert, crash and recovery (a cluster of its own):python3 test/maintain_crash.py" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \

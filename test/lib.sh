@@ -35,6 +35,11 @@ ensure_deps() {
 ensure_test_deps() {
 	local need=()
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
+	# test/clients.sh runs the README's client snippets: psycopg 3 with the
+	# system's python3, node-postgres (from npm) with node
+	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
+	command -v node >/dev/null || need+=(nodejs)
+	command -v npm >/dev/null || need+=(npm)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	command -v clang >/dev/null || need+=(clang)
 	# test/resume.py compiles a libpq client (test/resume_client.c)
