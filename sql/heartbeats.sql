@@ -25,9 +25,10 @@ FROM heartbeats('day', '2026-10-31 00:00-04', '2026-11-02 00:00-05', 'America/Ne
 SELECT h, (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
 FROM heartbeats('day', '2026-03-28 12:00+00', '2026-03-31 00:00+00', 'UTC') AS h;
 
--- Hours in Berlin when the clocks go back: 02:00 to 03:00 is lived twice,
--- and date_trunc('hour', ts, 'Europe/Berlin') gives both the same hour, so
--- the key does not change at 01:00 UTC and no heartbeat is there.
+-- Hours in Berlin when the clocks go back: 02:00 to 03:00 is lived twice.
+-- Below a day, date_trunc keeps the offset of ts, so the two passes are two
+-- keys (00:00 and 01:00 UTC): a heartbeat at every UTC hour, two of them at
+-- local 02:00.
 SELECT h, h AT TIME ZONE 'Europe/Berlin' AS local, date_trunc('hour', h, 'Europe/Berlin') AS key,
        date_trunc('hour', h - interval '1 microsecond', 'Europe/Berlin') AS key_before
 FROM heartbeats('hour', '2026-10-24 23:00+00', '2026-10-25 03:00+00', 'Europe/Berlin') AS h;

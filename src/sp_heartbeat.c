@@ -5,12 +5,14 @@
  *
  * heartbeats(unit, start, stop, zone) yields the instants at which
  * date_trunc(unit, ts, zone) changes, the moments a key computed that way
- * starts a new segment.  They are found by walking the zone's local clock,
- * not by converting local unit starts back to instants: a local time that
- * occurs twice (the hour repeated when clocks go back) or never (the hour
- * skipped) has no single instant, while the instant at which the local unit
- * changes always exists.  So a day in Berlin ends after 23 or 25 hours, and
- * an hour repeated at the change to winter time gives two boundaries.
+ * starts a new segment.  They are found by walking the zone's local clock
+ * and its offset changes, not by converting local unit starts back to
+ * instants: a local time that occurs twice (the hour repeated when clocks
+ * go back) or never (the hour skipped) has no single instant, while the
+ * instant at which the key changes always exists.  date_trunc keeps the
+ * offset of ts for units below a day (so the hour lived twice is two keys,
+ * two heartbeats) and looks the offset up again for a day and longer (so a
+ * day in Berlin is one key of 23 or 25 hours); the walk does the same.
  *
  * quiet_heartbeats(since, until, quiet) yields since + quiet, since +
  * 2 quiet, ... strictly before `until`: the heartbeats of a source silent
@@ -51,6 +53,7 @@ typedef struct HbWalk
 	TimestampTz t;				/* the latest boundary (or start) */
 	long		off;			/* the zone's offset at t, seconds east */
 	Timestamp	unit;			/* the local unit t is in */
+	bool		keeps_offset;	/* below a day: the key carries the offset */
 	TimestampTz stop;
 	bool		first;			/* start not looked at yet */
 } HbWalk;
@@ -99,6 +102,19 @@ local_time(TimestampTz t, long off)
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("timestamp out of range")));
 	return local;
+}
+
+/*
+ * Whether date_trunc's key differs between (unit a, offset a) and (unit b,
+ * offset b): the local unit's start at the instant's own offset below a
+ * day, the local unit alone from a day up.
+ */
+static bool
+key_differs(const HbWalk *w, Timestamp unit_a, long off_a, Timestamp unit_b, long off_b)
+{
+	if (w->keeps_offset)
+		return unit_a - (int64) off_a * USECS_PER_SEC != unit_b - (int64) off_b * USECS_PER_SEC;
+	return unit_a != unit_b;
 }
 
 /*
@@ -165,15 +181,14 @@ next_boundary(HbWalk *w)
 		{
 			long		off = offset_at(w->zone, tr);
 			Timestamp	unit = trunc_local(w, local_time(tr, off));
+			bool		differs = key_differs(w, w->unit, w->off, unit, off);
 
 			w->t = tr;
 			w->off = off;
-			if (unit != w->unit)
-			{
-				w->unit = unit;
+			w->unit = unit;
+			if (differs)
 				return tr;
-			}
-			continue;			/* the clock moved within its unit */
+			continue;			/* the key is the same on both sides */
 		}
 		w->t = cand;
 		w->unit = next_unit;
@@ -181,9 +196,12 @@ next_boundary(HbWalk *w)
 	}
 }
 
-/* One unit of the local calendar, for a date_trunc unit name. */
+/*
+ * One unit of the local calendar, for a date_trunc unit name; *keeps_offset
+ * says whether date_trunc keeps the offset of its argument for it.
+ */
 static void
-unit_step(text *unit_name, Interval *step)
+unit_step(text *unit_name, Interval *step, bool *keeps_offset)
 {
 	char	   *low = downcase_truncate_identifier(VARDATA_ANY(unit_name),
 												   VARSIZE_ANY_EXHDR(unit_name),
@@ -192,6 +210,9 @@ unit_step(text *unit_name, Interval *step)
 	int			type = DecodeUnits(0, low, &val);
 
 	memset(step, 0, sizeof(Interval));
+	*keeps_offset = (type == UNITS &&
+					 (val == DTK_MICROSEC || val == DTK_MILLISEC || val == DTK_SECOND ||
+					  val == DTK_MINUTE || val == DTK_HOUR));
 	if (type == UNITS)
 		switch (val)
 		{
@@ -280,7 +301,7 @@ sp_heartbeats(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		w = palloc0(sizeof(HbWalk));
 		w->unit_name = PG_GETARG_TEXT_P_COPY(0);
-		unit_step(w->unit_name, &w->step);
+		unit_step(w->unit_name, &w->step, &w->keeps_offset);
 		w->zone = zone_named(PG_GETARG_TEXT_PP(3));
 		w->t = start;
 		w->stop = stop;
@@ -293,8 +314,6 @@ sp_heartbeats(PG_FUNCTION_ARGS)
 
 	if (w->first)
 	{
-		Timestamp	before;
-
 		w->first = false;
 		if (w->t > w->stop)
 			SRF_RETURN_DONE(funcctx);
@@ -304,9 +323,10 @@ sp_heartbeats(PG_FUNCTION_ARGS)
 		if (w->t > MIN_TIMESTAMP)
 		{
 			TimestampTz prev = w->t - 1;
+			long		prev_off = offset_at(w->zone, prev);
+			Timestamp	prev_unit = trunc_local(w, local_time(prev, prev_off));
 
-			before = trunc_local(w, local_time(prev, offset_at(w->zone, prev)));
-			if (before != w->unit)
+			if (key_differs(w, prev_unit, prev_off, w->unit, w->off))
 				SRF_RETURN_NEXT(funcctx, TimestampTzGetDatum(w->t));
 		}
 	}
