@@ -47,6 +47,10 @@ SELECT show(flush(p)), show(punctuate(flush(p), at(3), 2)) FROM base;
 
 -- Late punctuation: an error by default, naming both timestamps ...
 SELECT punctuate(p, at(1), 2) FROM base;
+-- (printed in the session's time zone, as pipeline_agg prints it) ...
+SET TimeZone = 'America/New_York';
+SELECT punctuate(p, at(1), 2) FROM base;
+SET TimeZone = 'UTC';
 -- ... dropped and counted under "late": "drop": nothing closes, the
 -- progress stays, the emissions are empty.
 SELECT show(punctuate(pipeline_agg(at(s), v, k,
@@ -141,3 +145,10 @@ FROM sensor_state ORDER BY sensor_id;
 -- and a reading before the watermark is late: the watermark is a promise
 SELECT pipeline_agg(timestamptz '2026-03-02 20:00+00', 9, date '2026-03-02', state)
 FROM sensor_state WHERE sensor_id = 2;
+-- The stored result depends on no session setting.
+CREATE TABLE iso AS
+SELECT sensor_id, punctuate(state, '2026-03-05 00:00+00', date '2026-03-05') AS p FROM sensor_state;
+SET DateStyle = 'SQL, DMY';
+SET TimeZone = 'Asia/Tokyo';
+SELECT count(*) FILTER (WHERE i.p = punctuate(s.state, '2026-03-05 00:00+00', date '2026-03-05')) AS same
+FROM iso AS i JOIN sensor_state AS s USING (sensor_id);

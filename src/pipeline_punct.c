@@ -47,8 +47,8 @@ pipeline_punctuate(PG_FUNCTION_ARGS)
 	SpState		st;
 	SpKeyIO		io;
 	TimestampTz ts;
-	bool		had_key;
-	char	   *closed = NULL;
+	bool		late;
+	SpKeyEvent	ev = SP_KEY_NULL;
 	int			nest;
 
 	if (PG_ARGISNULL(ARG_P))
@@ -69,46 +69,46 @@ pipeline_punctuate(PG_FUNCTION_ARGS)
 		st.run = sp_run_create(cfg, CurrentMemoryContext);
 	st.key_type = sp_keyio_type_name(key_type);
 
-	sp_keyio_init(&io, key_type, CurrentMemoryContext);
-	nest = sp_keyio_begin();
-
 	/* time first, as pipeline_agg checks it (after the resume) */
 	if (PG_ARGISNULL(ARG_TS))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("punctuation timestamp must not be null")));
 	ts = PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (st.has_progress && ts < st.progress)
-	{
-		if (!cfg->late_drop)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("punctuation at %s is late",
-							pstrdup(timestamptz_to_str(ts))),
-					 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
-							   cfg->id, pstrdup(timestamptz_to_str(st.progress))),
-					 errhint("Set \"late\": \"drop\" in the spec to skip late rows.")));
+	late = st.has_progress && ts < st.progress;
+	if (late && !cfg->late_drop)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("punctuation at %s is late",
+						pstrdup(timestamptz_to_str(ts))),
+				 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
+						   cfg->id, pstrdup(timestamptz_to_str(st.progress))),
+				 errhint("Set \"late\": \"drop\" in the spec to skip late rows.")));
+
+	/* the key compares as in pipeline_agg, under the session's settings */
+	if (!late && !PG_ARGISNULL(ARG_KEY))
+		ev = (ks.has_key && sp_keys_equal(&kt, ks.key, PG_GETARG_DATUM(ARG_KEY))) ?
+			SP_KEY_SAME : SP_KEY_NEW;
+
+	/* keys are printed under fixed settings, as pipeline_agg prints them */
+	sp_keyio_init(&io, key_type, CurrentMemoryContext);
+	nest = sp_keyio_begin();
+	if (late)
 		st.late++;
-	}
 	else
 	{
 		st.rows++;
 		st.has_progress = true;
 		st.progress = ts;
-		if (!PG_ARGISNULL(ARG_KEY))
+		if (ev != SP_KEY_NULL)
 		{
-			Datum		key = PG_GETARG_DATUM(ARG_KEY);
-			SpKeyEvent	ev;
+			char	   *closed = NULL;
 
-			had_key = ks.has_key;
-			if (had_key)
-				closed = sp_keyio_to_text(&io, ks.key);
-			if (had_key && sp_keys_equal(&kt, ks.key, key))
-				ev = SP_KEY_SAME;
-			else
+			if (ev == SP_KEY_NEW)
 			{
-				ev = SP_KEY_NEW;
-				sp_key_replace(&ks, key);
+				if (ks.has_key)
+					closed = sp_keyio_to_text(&io, ks.key);
+				sp_key_replace(&ks, PG_GETARG_DATUM(ARG_KEY));
 			}
 			if (sp_run_row(st.run, NULL, ev))
 			{
