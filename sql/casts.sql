@@ -115,3 +115,5 @@ FROM states;
 -- "state" is looked for at the top only; elsewhere it is an ordinary name
 SELECT '{"type": "Identity", "id": "state"}'::jsonb::pipeline = '{"type": "Identity", "id": "state"}'::pipeline AS ok;
 SELECT '{"operators": [{"type": "Identity", "state": 1}]}'::jsonb::pipeline;
+-- leave nothing behind for the suites that follow
+DROP TABLE specs, docs, states;
