@@ -94,3 +94,6 @@ FROM (SELECT ts, segment_key(day_max, date_trunc('week', coalesce(day, ts), 'Eur
             WINDOW w AS (ORDER BY ts, src)) AS daily
       WINDOW w AS (ORDER BY ts, src)) AS s
 WHERE week IS NOT NULL ORDER BY ts;
+-- leave nothing behind for the suites that follow
+DROP VIEW chained;
+DROP TABLE readings;

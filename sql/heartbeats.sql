@@ -131,3 +131,5 @@ FROM (SELECT ts, segment_key(v, (ts AT TIME ZONE 'UTC')::date) OVER w AS closed_
                  quiet_heartbeats(g.ts, g.next, '6 hours') AS q) AS r
       WINDOW w AS (ORDER BY ts)) AS s
 WHERE closed_day IS NOT NULL;
+-- leave nothing behind for the suites that follow
+DROP TABLE ranges, hb_utc, berlin_readings, gappy;

@@ -152,3 +152,6 @@ SET DateStyle = 'SQL, DMY';
 SET TimeZone = 'Asia/Tokyo';
 SELECT count(*) FILTER (WHERE i.p = punctuate(s.state, '2026-03-05 00:00+00', date '2026-03-05')) AS same
 FROM iso AS i JOIN sensor_state AS s USING (sensor_id);
+-- leave nothing behind for the suites that follow
+DROP TABLE base, stream, specs, cases, sensor_readings, sensor_state, daily_results, iso;
+DROP FUNCTION at(int), show(pipeline);

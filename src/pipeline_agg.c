@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "pipeline_agg.h"
 #include "sp_codec.h"
 #include "sp_engine.h"
 #include "sp_key.h"
@@ -50,7 +51,7 @@ typedef struct AggEmission
 	double		value;
 } AggEmission;
 
-typedef struct AggState
+struct AggState
 {
 	MemoryContext cxt;
 	const SpConfig *cfg;
@@ -68,7 +69,7 @@ typedef struct AggState
 	int			n_seg;
 	int			max_seg;
 	Datum	   *seg_keys;		/* keys of the segments that emitted */
-} AggState;
+};
 
 /*
  * The configuration of the query's first spec, parsed once and kept for
@@ -142,30 +143,30 @@ resume(AggState *as, const SpValueView *view)
 	as->late = info.late;
 }
 
-static AggState *
-agg_start(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+/*
+ * A run of the segment rule from 'spec' (a configuration, or a pipeline
+ * carrying state, which it continues), in memory 'cxt'.  fcinfo gives the
+ * call's collation and its cache of parsed configurations.
+ */
+AggState *
+sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, MemoryContext cxt)
 {
 	AggState   *as;
 	SpValueView view;
-	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
 
-	if (PG_ARGISNULL(ARG_SPEC))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("spec must not be null")));
 	if (!OidIsValid(key_type))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 				 errmsg("could not determine the key's data type")));
-	(void) sp_value_open(PG_GETARG_DATUM(ARG_SPEC), &view);
-	as = MemoryContextAllocZero(aggcxt, sizeof(AggState));
-	as->cxt = aggcxt;
-	as->cfg = config_for(fcinfo, &view, aggcxt);
-	sp_key_type_init(&as->kt, key_type, PG_GET_COLLATION(), aggcxt);
+	(void) sp_value_open(spec, &view);
+	as = MemoryContextAllocZero(cxt, sizeof(AggState));
+	as->cxt = cxt;
+	as->cfg = config_for(fcinfo, &view, cxt);
+	sp_key_type_init(&as->kt, key_type, PG_GET_COLLATION(), cxt);
 	if (view.state != NULL)
 		resume(as, &view);
 	else
-		as->run = sp_run_create(as->cfg, aggcxt);
+		as->run = sp_run_create(as->cfg, cxt);
 	return as;
 }
 
@@ -178,22 +179,28 @@ agg_state(FunctionCallInfo fcinfo)
 		elog(ERROR, "pipeline_agg transition function called in non-aggregate context");
 	if (!PG_ARGISNULL(0))
 		return (AggState *) PG_GETARG_POINTER(0);
-	return agg_start(fcinfo, aggcxt);
+	if (PG_ARGISNULL(ARG_SPEC))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("spec must not be null")));
+	return sp_agg_begin(fcinfo, PG_GETARG_DATUM(ARG_SPEC),
+						get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY), aggcxt);
 }
 
 /*
  * The row's timestamp: NULL is an error; a late one is an error or is
- * dropped (false), as the spec says.
+ * dropped (false), as the spec says.  A punctuation row applied on its own
+ * (punctuate) says so in its messages.
  */
-static bool
-check_time(AggState *as, FunctionCallInfo fcinfo, TimestampTz *ts)
+bool
+sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
 {
-	if (PG_ARGISNULL(ARG_TS))
+	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 applied ? errmsg("punctuation timestamp must not be null") :
 				 errmsg("row timestamp must not be null")));
-	*ts = PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (!as->has_progress || *ts >= as->progress)
+	if (!as->has_progress || ts >= as->progress)
 		return true;
 	if (as->cfg->late_drop)
 	{
@@ -203,10 +210,13 @@ check_time(AggState *as, FunctionCallInfo fcinfo, TimestampTz *ts)
 	/* timestamptz_to_str returns a static buffer: copy each */
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
-			 errmsg("row at %s is late", pstrdup(timestamptz_to_str(*ts))),
+			 applied ? errmsg("punctuation at %s is late", pstrdup(timestamptz_to_str(ts))) :
+			 errmsg("row at %s is late", pstrdup(timestamptz_to_str(ts))),
 			 errdetail("Pipeline \"%s\" has already processed rows up to %s.",
 					   as->cfg->id, pstrdup(timestamptz_to_str(as->progress))),
+			 applied ? errhint("Set \"late\": \"drop\" in the spec to skip late rows.") :
 			 errhint("Feed the rows in timestamp order (ORDER BY ts in the aggregate call), or set \"late\": \"drop\" in the spec to skip late rows.")));
+	pg_unreachable();
 }
 
 static void
@@ -245,12 +255,10 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 }
 
 /* One row, its timestamp checked; values is NULL for punctuation. */
-static void
-agg_row(AggState *as, FunctionCallInfo fcinfo, TimestampTz ts, const double *values)
+void
+sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
 	SpRun	   *run = as->run;
-	bool		knull = PG_ARGISNULL(ARG_KEY);
-	Datum		key;
 	bool		had_key = run->has_key;
 	Datum		closed = as->key;
 	SpKeyEvent	ev;
@@ -270,7 +278,6 @@ agg_row(AggState *as, FunctionCallInfo fcinfo, TimestampTz ts, const double *val
 	}
 	as->has_progress = true;
 	as->progress = ts;
-	key = PG_GETARG_DATUM(ARG_KEY);
 	if (had_key && sp_keys_equal(&as->kt, as->key, key))
 		ev = SP_KEY_SAME;
 	else
@@ -293,10 +300,12 @@ pipeline_agg_step(PG_FUNCTION_ARGS)
 	double		value;
 
 	sp_check_scalar_form(as->cfg);
-	if (check_time(as, fcinfo, &ts))
+	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
+	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
 	{
 		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
-		agg_row(as, fcinfo, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value);
+		sp_agg_row(as, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value,
+				   PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	}
 	PG_RETURN_POINTER(as);
 }
@@ -308,34 +317,29 @@ pipeline_agg_step_array(PG_FUNCTION_ARGS)
 	AggState   *as = agg_state(fcinfo);
 	TimestampTz ts;
 
-	if (check_time(as, fcinfo, &ts))
+	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
+	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
 	{
 		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
 			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
 
-		agg_row(as, fcinfo, ts, data_row ? as->run->row_in : NULL);
+		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL,
+				   PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	}
 	PG_RETURN_POINTER(as);
 }
 
 /*
- * The pipeline with its state and this run's emissions.  Reads the
- * transition state only, so it may be called more than once.
+ * The pipeline with its state and this run's emissions.  Reads the run
+ * only, so it may be called more than once.
  */
 Datum
-pipeline_agg_final(PG_FUNCTION_ARGS)
+sp_agg_result(const AggState *as)
 {
-	AggState   *as;
 	SpState		st;
 	SpKeyIO		io;
 	char	  **seg_text;
 	int			nest;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "pipeline_agg final function called in non-aggregate context");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	as = (AggState *) PG_GETARG_POINTER(0);
 
 	memset(&st, 0, sizeof(st));
 	st.key_type = sp_keyio_type_name(as->kt.type);
@@ -364,5 +368,15 @@ pipeline_agg_final(PG_FUNCTION_ARGS)
 		st.emit[e].port = as->emit[e].port;
 		st.emit[e].value = as->emit[e].value;
 	}
-	PG_RETURN_POINTER(sp_value_build(as->cfg, &st));
+	return PointerGetDatum(sp_value_build(as->cfg, &st));
+}
+
+Datum
+pipeline_agg_final(PG_FUNCTION_ARGS)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "pipeline_agg final function called in non-aggregate context");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(sp_agg_result((AggState *) PG_GETARG_POINTER(0)));
 }
