@@ -19,6 +19,7 @@ import re
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pgcluster import Fleet  # noqa: E402
 from shards import SPEC  # noqa: E402
