@@ -175,7 +175,8 @@ CREATE TABLE malformed (p text);""")
         sql.append(f"CREATE SERVER shard{k} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{fleet.root}', "
                    f"port '{sh.port}', dbname 'postgres', extensions 'segpipe', async_capable 'true', "
                    f"fetch_size '10000', batch_size '1000');")
-        sql.append(f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k};")
+        # user: the server's backend would otherwise connect as the OS user it runs as
+        sql.append(f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k} OPTIONS (user 'postgres');")
     parts = {"readings": "sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8",
              "sensor_readings": "sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8",
              "sensor_state": "sensor_id int NOT NULL, last_id bigint NOT NULL, state pipeline NOT NULL",
