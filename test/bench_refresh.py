@@ -17,7 +17,11 @@ import statistics
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest import readme_recipe  # noqa: E402
+import sptest  # noqa: E402
+
 DAYS = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) >= 30 else 365
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 DB = "segpipe_bench_refresh"
@@ -28,25 +32,13 @@ T0 = "timestamptz '2025-01-01 00:00+00'"
 
 
 def psql(sql):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB],
-                       input=sql, capture_output=True, text=True, env=dict(os.environ, PGTZ="UTC"))
-    if r.returncode != 0:
-        sys.exit("bench_refresh: " + r.stderr[-3000:])
-    return r.stdout.strip()
+    return sptest.psql(sql, DB, "bench_refresh")
 
 
 def timed(sql):
     """Time of one statement, in ms, as psql's \\timing reports it (no connection set-up)."""
     out = psql("\\timing on\n" + sql)
     return float(re.findall(r"Time: ([0-9.]+) ms", out)[-1])
-
-
-def recipe_sql():
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    for block in re.findall(r"(?ms)^```sql\n(.*?)^```", text):
-        if "CREATE PROCEDURE refresh_daily_results" in block:
-            return block
-    sys.exit("bench_refresh: README.md has no block creating refresh_daily_results")
 
 
 def add_days(first, count):
@@ -60,7 +52,7 @@ def add_days(first, count):
 def main():
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", DB], check=True)
-    psql("CREATE EXTENSION segpipe;\n" + recipe_sql())
+    psql("CREATE EXTENSION segpipe;\n" + readme_recipe("bench_refresh"))
     add_days(0, DAYS)
     spec = psql("SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef "
                 "WHERE adrelid = 'sensor_state'::regclass AND adnum = 3")

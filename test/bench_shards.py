@@ -19,6 +19,7 @@ import re
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pgcluster import Fleet  # noqa: E402
 from shards import SPEC  # noqa: E402
@@ -77,7 +78,7 @@ def main():
             sql.append(f"CREATE SERVER shard{k} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{fleet.root}', "
                        f"port '{sh.port}', dbname 'postgres', extensions 'segpipe', async_capable 'true', "
                        f"fetch_size '10000');"
-                       f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k};")
+                       f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k} OPTIONS (user 'postgres');")
         for name, remote, n in (("readings_1", "r1", 1), ("readings_3", "r3", 3), ("thin_3", "thin3", 3)):
             sql.append(f"CREATE TABLE {name} ({cols}) PARTITION BY HASH (sensor_id);")
             for k in range(n):

@@ -12,6 +12,8 @@ passed=0
 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# npm's cache and its debug logs go in there too, not into ~/.npm
+export npm_config_cache="$tmp/npm-cache" npm_config_update_notifier=false
 
 dropdb --if-exists "$DB" 2>/dev/null && createdb "$DB" && psql -X -q -d "$DB" -c 'CREATE EXTENSION segpipe' || exit 1
 export PGDATABASE=$DB PGTZ=UTC

@@ -52,7 +52,11 @@ fi
 
 echo "== pg_regress suites"
 describe_cluster
-make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1 || status=1
+if make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1; then
+	rm -rf results # pg_regress's outputs; on a failure they stay, with regression.diffs
+else
+	status=1
+fi
 cat "$log"
 [ $status = 0 ] || head -n 300 regression.diffs 2>/dev/null
 echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"

@@ -17,8 +17,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-20}
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 out="$ROOT/test/out"
+# test/out stays only when it holds a crash input
+trap 'rm -rf "$work"; rmdir "$out" 2>/dev/null || true' EXIT
 # LIBFUZZ_CORPUS keeps the corpus in a directory of one's own, for long runs
 corpus=${LIBFUZZ_CORPUS:-$work/corpus}
 mkdir -p "$out" "$corpus"
@@ -35,7 +36,7 @@ clang -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
 	"$("$PG_CONFIG" --pkglibdir)/libpgcommon.a" "$("$PG_CONFIG" --pkglibdir)/libpgport.a" -lm \
 	-o "$work/fuzz_spec"
 
-python3 - "$ROOT/test/fuzz.py" "$corpus" <<'PY'
+python3 -B - "$ROOT/test/fuzz.py" "$corpus" <<'PY'
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("fz", sys.argv[1])
 fz = importlib.util.module_from_spec(spec)

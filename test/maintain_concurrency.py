@@ -32,31 +32,21 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest import check, summary  # noqa: E402
+import sptest  # noqa: E402
+
 DB = "segpipe_maintain_conc"
 SEED = int(os.environ.get("SEGPIPE_SEED", "20261130"))
 CLIENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 6
 BATCHES = int(sys.argv[2]) if len(sys.argv) > 2 else 60
 SENSORS = 5
 T0 = 1772323200  # 2026-03-01 00:00 UTC
-passed = failed = 0
 
 
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED: " + what, file=sys.stderr)
-
-
-def psql(sql, check_rc=True):
-    env = dict(os.environ, PGTZ="UTC")
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB],
-                       input=sql, capture_output=True, text=True, env=env, timeout=300)
-    if check_rc and r.returncode != 0:
-        sys.exit("maintain_concurrency: " + r.stderr[-3000:])
-    return r.stdout.strip()
+def psql(sql):
+    return sptest.psql(sql, DB, "maintain_concurrency", timeout=300)
 
 
 def spec(policy):
@@ -208,8 +198,7 @@ def main():
     for policy in ("drop", "error"):
         run(policy, rng)
     subprocess.run(["dropdb", DB], check=True)
-    print(f"maintained on insert, concurrent inserters: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("maintained on insert, concurrent inserters")
 
 
 if __name__ == "__main__":

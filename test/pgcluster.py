@@ -1,4 +1,5 @@
-"""Throwaway PostgreSQL clusters on this machine, for test/shards.py and test/bench_shards.py.
+"""Throwaway PostgreSQL clusters on this machine, for test/shards.py, test/bench_shards.py
+and test/maintain_crash.py.
 
 Every cluster lives under one directory made with mktemp, listens on a unix socket in
 that directory only (listen_addresses is empty, so nothing is reachable from outside
@@ -51,14 +52,25 @@ class Cluster:
                                              "-m", "immediate", "stop"]),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def crash(self):
+        """Stops the server as a crash would (no shutdown checkpoint: start() recovers from
+        the WAL); unlike stop(), fails loudly."""
+        self.fleet.as_owner([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-s", "-m", "immediate",
+                             "-w", "stop"])
+
     def conninfo(self, db="postgres"):
         return f"host={self.fleet.root} port={self.port} dbname={db} user=postgres"
 
-    def psql(self, sql, db="postgres", check=True, env=None):
+    def env(self, db="postgres"):
+        """An environment for a client run by hand (psql -f ...) that connects to db here."""
+        return clean_env({"PGHOST": self.fleet.root, "PGPORT": str(self.port), "PGUSER": "postgres",
+                          "PGDATABASE": db})
+
+    def psql(self, sql, db="postgres", check=True, env=None, timeout=None):
         """Runs sql (a script) in one session; returns stdout (unaligned, tuples only)."""
         r = subprocess.run([os.path.join(BIN, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
                             "-d", self.conninfo(db)], input=sql, capture_output=True, text=True,
-                           env=clean_env(env))
+                           env=clean_env(env), timeout=timeout)
         if r.returncode != 0:
             if check:
                 raise SqlError(f"{self.name}: {r.stderr.strip()[-3000:]}")

@@ -27,7 +27,11 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest import check, readme_recipe, summary  # noqa: E402
+import sptest  # noqa: E402
+
 DB = "segpipe_recipe"
 CRON_DB = "segpipe_recipe_cron"
 JOB = "segpipe-recipe-test"
@@ -42,40 +46,16 @@ DAY = 86400
 SNAPSHOT = ("SELECT (SELECT count(*) FROM daily_results), (SELECT count(*) FROM sensor_state), "
             "(SELECT md5(string_agg(sensor_id || ' ' || last_id || ' ' || state::text, ',' "
             "ORDER BY sensor_id)) FROM sensor_state)")
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED: " + what, file=sys.stderr)
 
 
 def psql(sql, db=DB, check_rc=True):
-    env = dict(os.environ, PGTZ="UTC")
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db],
-                       input=sql, capture_output=True, text=True, env=env)
-    if check_rc and r.returncode != 0:
-        sys.exit("recipe: " + r.stderr[-3000:])
-    return r.stdout.strip()
-
-
-def recipe_sql():
-    """The README's SQL block that creates the recipe's tables and procedure."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    for block in re.findall(r"(?ms)^```sql\n(.*?)^```", text):
-        if "CREATE PROCEDURE refresh_daily_results" in block:
-            return block
-    sys.exit("recipe: README.md has no block creating refresh_daily_results")
+    return sptest.psql(sql, db, "recipe", check_rc)
 
 
 def fresh_db(db):
     subprocess.run(["dropdb", "--if-exists", db], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", db], check=True)
-    psql("CREATE EXTENSION segpipe;\n" + recipe_sql(), db)
+    psql("CREATE EXTENSION segpipe;\n" + readme_recipe("recipe"), db)
 
 
 def insert(rows, db=DB):
@@ -256,8 +236,7 @@ def main():
     subprocess.run(["dropdb", DB], check=True)
     if cron:
         cron_finish(*cron)
-    print(f"results tables recipe: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("results tables recipe")
 
 
 if __name__ == "__main__":

@@ -44,5 +44,8 @@ count() { sed -nE "s/.*(^|[^0-9])([0-9]+) $1.*/\2/p" <<<"$2"; }
 passed=$(($(count passed "$summary") + $(count passed "${deb_summary:-0 passed}")))
 failed=$(($(count failed "$summary") + $(count failed "${deb_summary:-0 failed}")))
 [ "$failed" = 0 ] || status=1
+# nothing left in the tree: the build's files go too (after a failure they
+# stay, with pg_regress's results/ and regression.diffs)
+if [ $status = 0 ]; then make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null; fi
 echo "$passed passed, $failed failed"
 exit $status

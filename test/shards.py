@@ -33,10 +33,11 @@ import random
 import re
 import sys
 
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pgcluster import Fleet, SqlError  # noqa: E402
+from sptest import check, readme_recipe, summary  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED = int(os.environ.get("SEGPIPE_SEED", "20261130"))
 T0 = 1772323200  # 2026-03-01 00:00 UTC
 
@@ -64,25 +65,6 @@ KEYS = {
     "date key (ts AT TIME ZONE 'UTC')::date": ("(ts AT TIME ZONE 'UTC')::date", False),
 }
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED: " + what, file=sys.stderr)
-    return ok
-
-
-def readme_recipe():
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    for block in re.findall(r"(?ms)^```sql\n(.*?)^```", text):
-        if "CREATE PROCEDURE refresh_daily_results" in block:
-            return block
-    sys.exit("shards: README.md has no block creating refresh_daily_results")
 
 
 def per_sensor(key, spec=SPEC):
@@ -174,7 +156,7 @@ def setup(fleet, nshards):
     co = fleet.add("coordinator", COORDINATOR)
     shards = [fleet.add(f"shard{k}", SHARD) for k in range(nshards)]
     single = fleet.add("single", SINGLE)
-    recipe = readme_recipe()
+    recipe = readme_recipe("shards")
     table = "CREATE TABLE readings (sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
     for k, sh in enumerate(shards):
         # the shard's tables are the only partitions of local parents hash-partitioned as the
@@ -193,7 +175,8 @@ CREATE TABLE malformed (p text);""")
         sql.append(f"CREATE SERVER shard{k} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{fleet.root}', "
                    f"port '{sh.port}', dbname 'postgres', extensions 'segpipe', async_capable 'true', "
                    f"fetch_size '10000', batch_size '1000');")
-        sql.append(f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k};")
+        # user: the server's backend would otherwise connect as the OS user it runs as
+        sql.append(f"CREATE USER MAPPING FOR CURRENT_USER SERVER shard{k} OPTIONS (user 'postgres');")
     parts = {"readings": "sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8",
              "sensor_readings": "sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8",
              "sensor_state": "sensor_id int NOT NULL, last_id bigint NOT NULL, state pipeline NOT NULL",
@@ -336,8 +319,7 @@ def main():
         check(False, str(e))
     finally:
         fleet.close()
-    print(f"postgres_fdw shards: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("postgres_fdw shards")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,10 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sptest import check, summary  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DB = "segpipe_spec_memory"
 ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "3"))
@@ -152,16 +156,6 @@ def measure(label, n):
 
 def main():
     setup()
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAILED: " + what)
-
     print("%-36s %8s %10s %9s %7s %8s  %s" % ("text", "n", "length", "peak", "ratio", "seconds", "outcome"))
     for label, n, _, expected in CASES:
         best = {}
@@ -182,8 +176,7 @@ def main():
         check(t2 <= 3 * t1 + TIME_SLACK,
               "%s: %.3f s at 2N > 3 x %.3f s at N + %.2f s" % (label, t2, t1, TIME_SLACK))
     psql("DROP DATABASE %s;" % DB, db="postgres")
-    print("spec memory: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return summary("spec memory")
 
 
 if __name__ == "__main__":
