@@ -1,5 +1,5 @@
 -- The state a pipeline carries: its text and binary forms, read back as
--- hostile input (SPEC section 6).
+-- hostile input (docs/design.md, "The state's text").
 \pset format unaligned
 \pset null 'null'
 SET TimeZone = 'UTC';

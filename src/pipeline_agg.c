@@ -1,7 +1,7 @@
 /*
  * pipeline_agg.c
  *	  pipeline_agg(): the segment rule as an ordinary aggregate whose result
- *	  is a pipeline carrying its state (SPEC sections 2 and 3).
+ *	  is a pipeline carrying its state (docs/reference.md, "Stored pipelines").
  *
  * The transition state is the engine's run plus what the segment rule
  * needs around it: the current key, the latest timestamp processed, the

@@ -1,7 +1,7 @@
 /*
  * sp_state.h
  *	  The state a `pipeline` value carries, as the JSON of its "state" member
- *	  (SPEC section 6):
+ *	  (docs/design.md, "The state's text"):
  *
  *	{"key_type": "integer",			schema-qualified name of the key's type
  *	 "key": "3",						current key as the type's text, or null
