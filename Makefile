@@ -10,7 +10,7 @@
 EXTENSION = segpipe
 MODULE_big = segpipe
 DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql \
-	src/segpipe--0.2.0--0.3.0.sql
+	src/segpipe--0.2.0--0.3.0.sql src/segpipe--0.3.0--0.4.0.sql
 
 OBJS = \
 	src/sp_json.o \

@@ -14,7 +14,7 @@
 typedef struct AggState AggState;
 
 extern AggState *sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type,
-							  MemoryContext cxt);
+							  Oid collation, MemoryContext cxt);
 extern bool sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied);
 extern void sp_agg_row(AggState *as, TimestampTz ts, const double *values,
 					   bool knull, Datum key);

@@ -3,9 +3,12 @@
  *	  SQL-callable input/output functions of the `pipeline` type, and its
  *	  equality and bytewise order.
  *
- * Whatever comes in, as text or binary, is read fully (configuration,
- * state, keys) and stored in canonical form, so equal pipelines are equal
- * bytes and the operators compare bytes.
+ * Whatever comes in, as text or binary, is read fully (configuration and
+ * state) and stored in canonical form, so equal pipelines are equal bytes
+ * and the operators compare bytes.  Keys and their type's name are the
+ * exception: they are kept as the text they came as, never parsed or looked
+ * up here (sp_keyio.h says why), so a value with a hand-written "03" for an
+ * integer key is another value than the one segpipe writes, "3".
  */
 #include "postgres.h"
 
@@ -47,7 +50,6 @@ value_from_texts(const char *config, const char *state, int code)
 	if (state == NULL)
 		return sp_value_from_config(cfg);
 	st = sp_state_read(state, cfg, CurrentMemoryContext, code);
-	sp_state_canonical_keys(st, code);
 	return sp_value_build(cfg, st);
 }
 

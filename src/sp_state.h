@@ -66,12 +66,6 @@ extern SpState *sp_state_read(const char *text, const SpConfig *cfg,
  */
 extern char *sp_state_split_document(const char *text, char **state_text, int code);
 
-/*
- * Rewrite the key and the emissions' keys as their type prints them (so a
- * state has one spelling), checking that the type exists and reads them.
- */
-extern void sp_state_canonical_keys(SpState *st, int code);
-
 /* A timestamp as the state writes it: ISO, UTC. */
 extern void sp_state_write_ts(StringInfo buf, TimestampTz ts);
 
