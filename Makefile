@@ -36,6 +36,7 @@ OBJS = \
 	src/sp_rowvalue.o \
 	src/segment_agg.o \
 	src/pipeline_agg.o \
+	src/pipeline_agg_row.o \
 	src/pipeline_access.o \
 	src/pipeline_punct.o \
 	src/sp_heartbeat.o

@@ -149,6 +149,25 @@ FROM (SELECT pipeline_agg('2026-01-01 02:00', 7.0, 'idle'::mood, p) AS q FROM en
 DROP TABLE enum_only, states;
 DROP TYPE mood, pair;
 
+-- pipeline_agg_row, which the trigger calls, is pipeline_agg with the key
+-- passed as ROW(key): the same pipeline comes out, the column's collation
+-- compares the keys, and a row of another shape or key type is refused.
+SELECT pipeline_agg_row(ts, v, ROW(k), '{"type": "MaxTracker"}' ORDER BY ts)
+       = pipeline_agg(ts, v, k, '{"type": "MaxTracker"}' ORDER BY ts) AS same_as_pipeline_agg
+FROM (VALUES ('2026-01-01'::timestamptz, 1.0, 'a'::text), ('2026-01-02', 2, 'b'), ('2026-01-03', 3, NULL),
+             ('2026-01-04', 4, 'b')) AS r(ts, v, k);
+CREATE COLLATION case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT (SELECT count(*) FROM emissions(q)) AS boundaries, pipeline_key(q)
+FROM (SELECT pipeline_agg_row(ts, v, ROW(k COLLATE case_blind), '{"type": "MaxTracker"}' ORDER BY ts) AS q
+      FROM (VALUES ('2026-01-01'::timestamptz, 1.0, 'a'::text), ('2026-01-02', 2, 'A'), ('2026-01-03', 3, 'b'))
+           AS r(ts, v, k)) AS x;
+SELECT pipeline_agg_row('2026-01-01', 1.0, ROW(1, 2), '{"type": "Identity"}');
+SELECT pipeline_agg_row('2026-01-01', 1.0, NULL::record, '{"type": "Identity"}');
+SELECT pipeline_agg_row(ts, 1.0, k, '{"type": "Identity"}' ORDER BY ts)
+FROM (SELECT '2026-01-01'::timestamptz AS ts, ROW(1) AS k
+      UNION ALL SELECT '2026-01-02', ROW('x'::text)) AS r;
+DROP COLLATION case_blind;
+
 -- The maintained trigger.  Mallory plants, in the extension's schema
 -- (public here), an aggregate pipeline_agg for date keys (a closer match
 -- than segpipe's anyelement one), an "=" for integers, and functions named

@@ -14,7 +14,6 @@
 #include "postgres.h"
 
 #include "fmgr.h"
-#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -22,7 +21,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 
 #include "pipeline_agg.h"
 #include "sp_codec.h"
@@ -36,8 +34,6 @@
 
 PG_FUNCTION_INFO_V1(pipeline_agg_step);
 PG_FUNCTION_INFO_V1(pipeline_agg_step_array);
-PG_FUNCTION_INFO_V1(pipeline_agg_row_step);
-PG_FUNCTION_INFO_V1(pipeline_agg_row_step_array);
 PG_FUNCTION_INFO_V1(pipeline_agg_final);
 
 #define ARG_TS		1
@@ -73,10 +69,6 @@ struct AggState
 	int			n_seg;
 	int			max_seg;
 	Datum	   *seg_keys;		/* keys of the segments that emitted */
-	/* pipeline_agg_row: the key row's type, from its first row */
-	Oid			row_type;
-	int32		row_typmod;
-	TupleDesc	row_desc;
 };
 
 /*
@@ -179,12 +171,8 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
 	return as;
 }
 
-/*
- * The group's state; its first row begins it, with keys of key_type
- * compared under collation.
- */
-static AggState *
-agg_state(FunctionCallInfo fcinfo, Oid key_type, Oid collation)
+AggState *
+sp_agg_state(FunctionCallInfo fcinfo, Oid key_type, Oid collation)
 {
 	MemoryContext aggcxt;
 
@@ -199,75 +187,18 @@ agg_state(FunctionCallInfo fcinfo, Oid key_type, Oid collation)
 	return sp_agg_begin(fcinfo, PG_GETARG_DATUM(ARG_SPEC), key_type, collation, aggcxt);
 }
 
+Oid
+sp_agg_key_type(const AggState *as)
+{
+	return as->kt.type;
+}
+
 /* pipeline_agg's state: the key is the argument, of its own type */
 static AggState *
 agg_state_key(FunctionCallInfo fcinfo)
 {
-	return agg_state(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY),
-					 PG_GET_COLLATION());
-}
-
-/*
- * pipeline_agg_row's state and the row's key: the key is the only column
- * of a row, ROW(key), and compares under that column's collation.  The
- * maintained trigger calls this form: its argument types are fixed
- * (timestamptz, float8 or float8[], record, pipeline), so a function of the
- * same name planted in any schema can be no closer a match than this one.
- */
-static AggState *
-agg_state_row(FunctionCallInfo fcinfo, bool *knull, Datum *key)
-{
-	HeapTupleHeader th;
-	Oid			type;
-	int32		typmod;
-	AggState   *as;
-	HeapTupleData tuple;
-
-	if (PG_ARGISNULL(ARG_KEY))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("key row must not be null"),
-				 errhint("Pass the key as ROW(key); a NULL key is ROW(NULL).")));
-	th = PG_GETARG_HEAPTUPLEHEADER(ARG_KEY);
-	type = HeapTupleHeaderGetTypeId(th);
-	typmod = HeapTupleHeaderGetTypMod(th);
-	if (PG_ARGISNULL(0))
-	{
-		TupleDesc	desc = lookup_rowtype_tupdesc(type, typmod);
-		Form_pg_attribute att = TupleDescAttr(desc, 0);
-		MemoryContext old;
-
-		if (desc->natts != 1 || att->attisdropped)
-		{
-			ReleaseTupleDesc(desc);
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("key row must have exactly one column"),
-					 errhint("Pass the key as ROW(key).")));
-		}
-		as = agg_state(fcinfo, att->atttypid, att->attcollation);
-		old = MemoryContextSwitchTo(as->cxt);
-		as->row_desc = CreateTupleDescCopy(desc);
-		MemoryContextSwitchTo(old);
-		as->row_type = type;
-		as->row_typmod = typmod;
-		ReleaseTupleDesc(desc);
-	}
-	else
-	{
-		as = agg_state(fcinfo, InvalidOid, InvalidOid);
-		/* one call site gives rows of one type; this is a cheap guard */
-		if (type != as->row_type || typmod != as->row_typmod)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("key rows of one group must be of one row type")));
-	}
-	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-	tuple.t_data = th;
-	*key = heap_getattr(&tuple, 1, as->row_desc, knull);
-	return as;
+	return sp_agg_state(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY),
+						PG_GET_COLLATION());
 }
 
 /*
@@ -374,9 +305,8 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 		pfree(DatumGetPointer(closed));
 }
 
-/* One row of the scalar form: ts, a float8 value (NULL: punctuation), key. */
-static void
-step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
+void
+sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
 	TimestampTz ts;
 	double		value;
@@ -390,9 +320,8 @@ step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 	}
 }
 
-/* One row of the array form: ts, one value per data port, key. */
-static void
-step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
+void
+sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
 	TimestampTz ts;
 
@@ -412,7 +341,7 @@ pipeline_agg_step(PG_FUNCTION_ARGS)
 {
 	AggState   *as = agg_state_key(fcinfo);
 
-	step_scalar(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
+	sp_agg_step_scalar(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	PG_RETURN_POINTER(as);
 }
 
@@ -422,31 +351,7 @@ pipeline_agg_step_array(PG_FUNCTION_ARGS)
 {
 	AggState   *as = agg_state_key(fcinfo);
 
-	step_array(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
-	PG_RETURN_POINTER(as);
-}
-
-/* pipeline_agg_row(ts timestamptz, value float8, key_row record, spec pipeline) */
-Datum
-pipeline_agg_row_step(PG_FUNCTION_ARGS)
-{
-	bool		knull;
-	Datum		key;
-	AggState   *as = agg_state_row(fcinfo, &knull, &key);
-
-	step_scalar(fcinfo, as, knull, key);
-	PG_RETURN_POINTER(as);
-}
-
-/* pipeline_agg_row(ts timestamptz, value float8[], key_row record, spec pipeline) */
-Datum
-pipeline_agg_row_step_array(PG_FUNCTION_ARGS)
-{
-	bool		knull;
-	Datum		key;
-	AggState   *as = agg_state_row(fcinfo, &knull, &key);
-
-	step_array(fcinfo, as, knull, key);
+	sp_agg_step_array(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	PG_RETURN_POINTER(as);
 }
 
