@@ -18,6 +18,7 @@ GRANT CREATE ON DATABASE segpipe_hostile TO regress_segpipe_mallory;
 GRANT CREATE ON SCHEMA public TO regress_segpipe_mallory;
 CREATE EXTENSION segpipe;
 CREATE EXTENSION citext;
+CREATE EXTENSION ltree;
 
 SET ROLE regress_segpipe_mallory;
 CREATE SCHEMA mal;
@@ -216,6 +217,18 @@ SELECT * FROM ci_daily ORDER BY sensor, ts;
 SELECT regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS citext_equalities FROM pg_proc WHERE proname = 'ci_daily_maintain';
 SELECT count(*) AS traps FROM mal.trap_log;
 SELECT segpipe_unmaintain('ci_daily', true);
+
+-- An ltree partition column: its "=" lives in the extension's schema, and
+-- the trigger names it there.
+CREATE TABLE tree_readings (node ltree NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('tree_readings', 'node', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'tree_daily');
+INSERT INTO tree_readings VALUES ('plant.a', '2026-03-01 08:00+00', 10), ('plant.b', '2026-03-01 08:00+00', 2);
+INSERT INTO tree_readings VALUES ('plant.a', '2026-03-02 08:00+00', 1), ('plant.b', '2026-03-01 09:00+00', 3);
+SELECT * FROM tree_daily ORDER BY node, ts;
+SELECT node, pipeline_rows(state) FROM tree_daily_state ORDER BY node;
+SELECT regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS ltree_equalities FROM pg_proc WHERE proname = 'tree_daily_maintain';
+SELECT segpipe_unmaintain('tree_daily', true);
+DROP TABLE tree_readings;
 
 -- Refused at set-up, before anything is created: a key of an anonymous row
 -- type, a key type without equality, a partition column that cannot key
