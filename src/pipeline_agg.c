@@ -17,7 +17,6 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -57,7 +56,7 @@ struct AggState
 	const SpConfig *cfg;
 	SpRun	   *run;
 	SpKeyType	kt;				/* the key type and its equality (sp_key.h) */
-	Datum		key;			/* valid when run->has_key */
+	SpKeyState	ks;				/* the current key, has_key as run->has_key */
 	bool		has_progress;
 	TimestampTz progress;
 	int64		rows;
@@ -110,32 +109,13 @@ config_for(FunctionCallInfo fcinfo, const SpValueView *view, MemoryContext aggcx
 	return cfg;
 }
 
-/* A key that outlives the row: by-reference keys are copied to the run's memory. */
-static Datum
-copy_key(AggState *as, Datum key)
-{
-	MemoryContext old;
-	Datum		copy;
-
-	if (as->kt.typbyval)
-		return key;
-	old = MemoryContextSwitchTo(as->cxt);
-	copy = datumCopy(key, false, as->kt.typlen);
-	MemoryContextSwitchTo(old);
-	return copy;
-}
-
 /* Continue from a stored state: the run, the key, progress and counters. */
 static void
 resume(AggState *as, const SpValueView *view)
 {
-	SpKeyState	ks;
 	SpState		info;
 
-	sp_key_state_init(&ks, &as->kt, as->cxt);
-	as->run = sp_resume_state(view, as->cfg, &ks, &info);
-	if (ks.has_key)
-		as->key = ks.key;
+	as->run = sp_resume_state(view, as->cfg, &as->ks, &info);
 	as->has_progress = info.has_progress;
 	as->progress = info.progress;
 	as->rows = info.rows;
@@ -164,6 +144,7 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
 	as->cxt = cxt;
 	as->cfg = config_for(fcinfo, &view, cxt);
 	sp_key_type_init(&as->kt, key_type, collation, cxt);
+	sp_key_state_init(&as->ks, &as->kt, cxt);
 	if (view.state != NULL)
 		resume(as, &view);
 	else
@@ -272,11 +253,6 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 void
 sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
-	SpRun	   *run = as->run;
-	bool		had_key = run->has_key;
-	Datum		closed = as->key;
-	SpKeyEvent	ev;
-
 	as->rows++;
 	if (knull)
 	{
@@ -292,17 +268,9 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 	}
 	as->has_progress = true;
 	as->progress = ts;
-	if (had_key && sp_keys_equal(&as->kt, as->key, key))
-		ev = SP_KEY_SAME;
-	else
-	{
-		ev = SP_KEY_NEW;
-		as->key = copy_key(as, key);
-	}
-	if (sp_run_row(run, values, ev))
-		record_emissions(as, ts, closed);
-	else if (ev == SP_KEY_NEW && had_key && !as->kt.typbyval)
-		pfree(DatumGetPointer(closed));
+	/* a boundary emits the closed segment: its key is kept with the emissions */
+	if (sp_run_row(as->run, values, sp_key_track(&as->ks, false, key)))
+		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
 void
@@ -381,8 +349,8 @@ sp_agg_result(const AggState *as)
 
 	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
 	nest = sp_keyio_begin();
-	if (as->run->has_key)
-		st.key = sp_keyio_to_text(&io, as->key);
+	if (as->ks.has_key)
+		st.key = sp_keyio_to_text(&io, as->ks.key);
 	for (int s = 0; s < as->n_seg; s++)
 		seg_text[s] = sp_keyio_to_text(&io, as->seg_keys[s]);
 	sp_keyio_end(nest);
