@@ -135,10 +135,6 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
 	AggState   *as;
 	SpValueView view;
 
-	if (!OidIsValid(key_type))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-				 errmsg("could not determine the key's data type")));
 	(void) sp_value_open(spec, &view);
 	as = MemoryContextAllocZero(cxt, sizeof(AggState));
 	as->cxt = cxt;

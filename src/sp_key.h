@@ -45,7 +45,8 @@ typedef struct SpKeyType
 } SpKeyType;
 
 /*
- * Look up type's equality; raises 42883 naming the type when it has none.
+ * Look up type's equality; raises 42P18 when the call could not tell the
+ * type (InvalidOid), 42883 naming the type when it has no equality.
  * The function lookup data is kept in cxt.
  */
 extern void sp_key_type_init(SpKeyType *kt, Oid type, Oid collation,
