@@ -87,8 +87,6 @@ call_cache(FunctionCallInfo fcinfo)
 	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
 	CallCache  *cache;
 
-	if (!OidIsValid(key_type))
-		elog(ERROR, "could not determine the key's data type");
 	cache = MemoryContextAllocZero(mcxt, sizeof(CallCache));
 	sp_key_type_init(&cache->key_type, key_type, PG_GET_COLLATION(), mcxt);
 	cache->spec_cxt = AllocSetContextCreate(mcxt, "segment_agg spec",

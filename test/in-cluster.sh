@@ -68,6 +68,7 @@ for t in "documentation examples (README.md, docs/*.md):python3 test/readme.py -
 	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/resume.py" \
 	"input fuzzing:python3 test/fuzz.py" \
+	"hostile roles through pg_dump and pg_restore:python3 test/hostile_dump.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
 	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \
