@@ -10,4 +10,4 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 ensure_deps
 build_install
-pg_virtualenv -t -v "$PG_MAJOR" python3 "$ROOT/test/readme.py" --demo
+pg_virtualenv -t -v "$PG_MAJOR" python3 "$ROOT/test/integration/readme.py" --demo

@@ -37,8 +37,8 @@ describe_cluster() {
 }
 
 # pg_cron runs jobs at minute boundaries: schedule the recipe's refresh now,
-# test/recipe.py checks its run at the end
-python3 test/recipe.py --cron-start || status=1
+# test/integration/recipe.py checks its run at the end
+python3 test/integration/recipe.py --cron-start || status=1
 
 echo "== static analysis (cppcheck)"
 if cppcheck --quiet --enable=warning,portability,performance --std=c99 \
@@ -62,18 +62,18 @@ cat "$log"
 echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
 tally "$log.sum"
 
-for t in "README examples:python3 test/readme.py --check" \
-	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
-	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/resume.py" \
-	"input fuzzing:python3 test/fuzz.py" \
-	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
-	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
-	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \
-	"maintained on insert, concurrent inserters:python3 test/maintain_concurrency.py" \
-	"maintained on insert, crash and recovery (a cluster of its own):python3 test/maintain_crash.py" \
-	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \
-	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py" \
-	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/shards.py"; do
+for t in "README examples:python3 test/integration/readme.py --check" \
+	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/integration/bounds.py" \
+	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \
+	"input fuzzing:python3 test/fuzz/fuzz.py" \
+	"memory and time of reading hostile specs:python3 test/integration/spec_memory.py" \
+	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/fuzz/libfuzz.sh 20" \
+	"client snippets (psycopg 3, node-postgres):bash test/clients/clients.sh" \
+	"maintained on insert, concurrent inserters:python3 test/integration/maintain_concurrency.py" \
+	"maintained on insert, crash and recovery (a cluster of its own):python3 test/integration/maintain_crash.py" \
+	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/integration/recipe.py" \
+	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/packaging/meta.py" \
+	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
 	${t#*:} 2>&1 | tee "$log" || status=1

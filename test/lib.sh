@@ -1,4 +1,4 @@
-# Shared by test/demo.sh, test/run-tests.sh and test/deb.sh: install what is
+# Shared by test/demo.sh, test/run-tests.sh and test/packaging/deb.sh: install what is
 # missing, build and install the extension.
 
 PG_MAJOR=${PG_MAJOR:-15}
@@ -30,19 +30,19 @@ ensure_deps() {
 	apt_install "${need[@]}"
 }
 
-# What the tests need on top: pg_cron (test/recipe.py), cppcheck, clang and
-# libFuzzer (test/libfuzz.sh), and Debian's packaging tools (test/deb.sh).
+# What the tests need on top: pg_cron (test/integration/recipe.py), cppcheck, clang and
+# libFuzzer (test/fuzz/libfuzz.sh), and Debian's packaging tools (test/packaging/deb.sh).
 ensure_test_deps() {
 	local need=()
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
-	# test/clients.sh runs the README's client snippets: psycopg 3 with the
+	# test/clients/clients.sh runs the README's client snippets: psycopg 3 with the
 	# system's python3, node-postgres (from npm) with node
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
 	command -v node >/dev/null || need+=(nodejs)
 	command -v npm >/dev/null || need+=(npm)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	command -v clang >/dev/null || need+=(clang)
-	# test/resume.py compiles a libpq client (test/resume_client.c)
+	# test/integration/resume.py compiles a libpq client (test/integration/resume_client.c)
 	[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
 	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
 		need+=(libclang-rt-14-dev)

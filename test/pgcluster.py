@@ -1,5 +1,5 @@
-"""Throwaway PostgreSQL clusters on this machine, for test/shards.py, test/bench_shards.py
-and test/maintain_crash.py.
+"""Throwaway PostgreSQL clusters on this machine, for test/integration/shards.py,
+test/integration/maintain_crash.py and test/bench/bench_shards.py.
 
 Every cluster lives under one directory made with mktemp, listens on a unix socket in
 that directory only (listen_addresses is empty, so nothing is reachable from outside

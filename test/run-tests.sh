@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of segpipe and exits non-zero on any failure:
-# the Debian package (test/deb.sh: build, install, suites against it), then
+# the Debian package (test/packaging/deb.sh: build, install, suites against it), then
 # build (warnings are errors: COPT=-Werror), install, a throwaway PostgreSQL
 # cluster, the pg_regress suites (make installcheck), the README's examples,
 # the fuzzers and the rest (test/in-cluster.sh).
@@ -16,9 +16,9 @@ status=0
 # this tree's build for everything else.  SEGPIPE_NO_DEB=1 skips it.
 deb_summary=
 if [ "${SEGPIPE_NO_DEB:-}" != 1 ]; then
-	echo "== Debian package (test/deb.sh)"
+	echo "== Debian package (test/packaging/deb.sh)"
 	deblog=$(mktemp)
-	bash "$ROOT/test/deb.sh" 2>&1 | tee "$deblog" || status=1
+	bash "$ROOT/test/packaging/deb.sh" 2>&1 | tee "$deblog" || status=1
 	deb_summary=$(grep -E '^Debian package: [0-9]+ passed, [0-9]+ failed$' "$deblog" | tail -n 1)
 	[ -n "$deb_summary" ] || { deb_summary="Debian package: 0 passed, 1 failed"; status=1; }
 	rm -f "$deblog"
@@ -29,7 +29,7 @@ echo "== starting a throwaway cluster"
 # drops the cluster afterwards, whatever the outcome.
 SEGPIPE_SUMMARY=$(mktemp)
 export SEGPIPE_SUMMARY
-# pg_cron is preloaded for test/recipe.py; its jobs run in background workers
+# pg_cron is preloaded for test/integration/recipe.py; its jobs run in background workers
 # (a libpq connection to localhost would need the cluster's password).
 pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
 	-o "cron.database_name=postgres" -o "cron.use_background_workers=on" \

@@ -2,7 +2,7 @@
 runner for the cluster pg_virtualenv set up, and the README's results-table recipe.
 
     sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/
     from sptest import check, summary, psql  # noqa: E402
 
 A script counts its checks with check(ok, what) and ends with

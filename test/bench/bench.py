@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""segment_agg against built-in window functions; see test/bench.sh."""
+"""segment_agg against built-in window functions; see test/bench/bench.sh."""
 import re
 import statistics
 import subprocess

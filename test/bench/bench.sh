@@ -17,14 +17,14 @@
 #                  plain inserts into the same table, batches of 1, 100 and
 #                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds).
 #
-#   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
+#   test/bench/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/test/lib.sh"
 ensure_deps
 build_install
 pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
-	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
-		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py" &&
-		python3 "$0/test/bench_shards.py" &&
-		python3 "$0/test/bench_maintain.py"' "$ROOT" "$@"
+	bash -c 'python3 "$0/test/bench/bench.py" "$@" && python3 "$0/test/bench/bench_keys.py" "$@" &&
+		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
+		python3 "$0/test/bench/bench_shards.py" &&
+		python3 "$0/test/bench/bench_maintain.py"' "$ROOT" "$@"

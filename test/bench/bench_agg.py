@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pipeline_agg against the aggregate floor, sum(v), max(k), over the same
-ordered rows (see test/bench.sh); then its memory over a stream of rows.
+ordered rows (see test/bench/bench.sh); then its memory over a stream of rows.
 
 Two forms: the rows ordered by a subquery (from the index on ts), and the
 aggregate's own ORDER BY (a sort per call, in both queries)."""

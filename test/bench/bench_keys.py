@@ -11,7 +11,7 @@ segment_key (bench.py counts the temporary bytes of close_at_end's lookahead).
 Settings for every query: jit off, no sort (the rows come in ts order from an
 index), no index-only scan (so that the floor reads the heap as segment_agg
 does).  Run inside a cluster with segpipe installed (PGHOST etc. set), e.g.
-    pg_virtualenv -t -v 15 python3 test/bench_keys.py [rows] [rounds]
+    pg_virtualenv -t -v 15 python3 test/bench/bench_keys.py [rows] [rounds]
 defaults: 2000000 rows, 7 rounds.
 """
 import re

@@ -15,7 +15,7 @@ reach the disk, which dominates one-row statements), and with
 synchronous_commit = off, where the trigger's own work shows.
 
 Connection settings come from the environment (pg_virtualenv).
-    test/bench_maintain.py [rows] [rounds]    defaults: 20000 rows a run, 3 rounds
+    test/bench/bench_maintain.py [rows] [rounds]    defaults: 20000 rows a run, 3 rounds
 """
 import os
 import re

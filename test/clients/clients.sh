@@ -5,7 +5,7 @@
 # snippet's output must be its .out file.  Runs inside pg_virtualenv
 # (PGHOST, PGPORT, PGUSER, PGPASSWORD set), in a database of its own.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 DB=segpipe_clients
 passed=0

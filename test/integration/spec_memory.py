@@ -32,10 +32,10 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from sptest import check, summary  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DB = "segpipe_spec_memory"
 ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "3"))
 MB = 1024 * 1024

@@ -11,7 +11,7 @@
 # DEB_BUILD_OPTIONS=nocheck skips that.  Needs dpkg-dev, debhelper, fakeroot
 # and postgresql-server-dev-all (test/lib.sh's ensure_test_deps).
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/test/lib.sh"
 passed=0
 failed=0

@@ -2,7 +2,7 @@
  * shim.c
  *	  Stand-ins for the few server functions that the spec reader, the
  *	  engine and the operators call, so that they can be built and fuzzed
- *	  outside PostgreSQL (see fuzz_spec.c and test/libfuzz.sh).
+ *	  outside PostgreSQL (see fuzz_spec.c and test/fuzz/libfuzz.sh).
  *
  * palloc hands out malloc'd chunks owned by memory contexts: deleting a
  * context frees its chunks, and shim_free_all() releases everything, as the
