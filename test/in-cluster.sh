@@ -3,9 +3,11 @@
 # what failed (each failing suite by name, with the lines of its output that
 # name a failed check) and one summary line counting the individual tests.
 # Order: static analysis, pg_regress, README examples, resource bounds,
-# fuzzing through the server, the spec reader's memory and work, fuzzing
-# outside the server, the results-tables recipe (its pg_cron job is scheduled
-# first).  Exit status is non-zero when anything failed.
+# fuzzing through the server, the spec reader's memory, work counted in
+# instructions, fuzzing outside the server, the client snippets, results
+# maintained on insert, the results-tables recipe (its pg_cron job is
+# scheduled first), META.json, postgres_fdw shards.  Exit status is non-zero
+# when anything failed.
 #
 # Run by test/run-tests.sh, which prints the list and the summary itself, at
 # its very end (SEGPIPE_FAILURES and SEGPIPE_SUMMARY name the files for
@@ -89,10 +91,11 @@ fi
 tally "pg_regress suites (regression.diffs)" "$log.sum" $rc
 
 for t in "README examples:python3 test/integration/readme.py --check" \
-	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/integration/bounds.py" \
+	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \
 	"input fuzzing:python3 test/fuzz/fuzz.py" \
-	"memory and time of reading hostile specs:python3 test/integration/spec_memory.py" \
+	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \
+	"work counted in instructions (reading specs, starting partitions; callgrind):python3 test/integration/work.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/fuzz/libfuzz.sh 20" \
 	"client snippets (psycopg 3, node-postgres):bash test/clients/clients.sh" \
 	"maintained on insert, concurrent inserters:python3 test/integration/maintain_concurrency.py" \

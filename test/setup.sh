@@ -46,8 +46,7 @@ if [ $tests = 1 ]; then
 	command -v npm >/dev/null || need+=(npm)
 	# static analysis (test/in-cluster.sh)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
-	# libFuzzer (test/fuzz/libfuzz.sh); the spec reader's work counted by
-	# valgrind (test/integration/spec_memory.py)
+	# libFuzzer (test/fuzz/libfuzz.sh)
 	command -v clang >/dev/null || need+=(clang)
 	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
 		need+=(libclang-rt-14-dev)
@@ -60,6 +59,7 @@ if [ $tests = 1 ]; then
 	command -v pg_buildext >/dev/null && [ -f /usr/share/postgresql-common/pgxs_debian_control.mk ] ||
 		need+=(postgresql-server-dev-all)
 fi
+# instructions counted (test/integration/work.py), memcheck (test/valgrind.sh)
 if [ $tests = 1 ] || [ $valgrind = 1 ]; then
 	command -v valgrind >/dev/null || need+=(valgrind)
 fi

@@ -5,13 +5,13 @@
 #   test/fuzz/standalone/build.sh fuzz_spec OUTPUT    the libFuzzer target
 #       (fuzz_spec.c, fuzz_state.c) with AddressSanitizer and UBSan, by clang
 #       (test/fuzz/libfuzz.sh)
-#   test/fuzz/standalone/build.sh spec_read OUTPUT    spec_read.c, plain
-#       (gcc -O2), whose instructions test/integration/spec_memory.py counts
+#   test/fuzz/standalone/build.sh work OUTPUT    work.c, plain (gcc -O2),
+#       whose instructions test/integration/work.py counts
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-[ $# = 2 ] || { echo "usage: $0 fuzz_spec|spec_read OUTPUT" >&2; exit 2; }
+[ $# = 2 ] || { echo "usage: $0 fuzz_spec|work OUTPUT" >&2; exit 2; }
 
 # what of src/ runs outside the server: everything but the SQL glue that
 # needs the executor (segment_agg.c and the like) and the key I/O that
@@ -30,12 +30,12 @@ fuzz_spec)
 		-fno-sanitize-recover=undefined "${includes[@]}" \
 		"${sources[@]}" "$HERE"/fuzz_spec.c "$HERE"/fuzz_state.c "${libs[@]}" -o "$2"
 	;;
-spec_read)
+work)
 	gcc -O2 -Wall -Wmissing-prototypes -Wno-unused-parameter -Werror "${includes[@]}" \
-		"${sources[@]}" "$HERE"/spec_read.c "${libs[@]}" -o "$2"
+		"${sources[@]}" "$HERE"/work.c "${libs[@]}" -o "$2"
 	;;
 *)
-	echo "usage: $0 fuzz_spec|spec_read OUTPUT" >&2
+	echo "usage: $0 fuzz_spec|work OUTPUT" >&2
 	exit 2
 	;;
 esac

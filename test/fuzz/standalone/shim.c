@@ -3,7 +3,7 @@
  *	  Stand-ins for the few server functions that the spec reader, the
  *	  engine and the operators call, so that they can be built and fuzzed
  *	  outside PostgreSQL (see fuzz_spec.c and test/fuzz/libfuzz.sh), or
- *	  built plain to count the spec reader's work (spec_read.c).
+ *	  built plain to count their work (work.c).
  *
  * palloc hands out malloc'd chunks owned by memory contexts: deleting a
  * context frees its chunks, and shim_free_all() releases everything, as the
