@@ -155,6 +155,12 @@ def one(s, label):
     return runs[0][0], runs[0][1]
 
 
+def run_one(label, sql):
+    """sql alone in a fresh session under the guard: the session, its SQLSTATE and ms."""
+    s = session([(label, sql, GUARD_MS, False)])
+    return (s,) + one(s, label)
+
+
 def mb(kb):
     return "?" if kb is None else f"{kb / 1024:.1f} MB"
 
@@ -178,30 +184,33 @@ def detail_names_cap(err):
     return names_cap and len(numbers) > 0, d
 
 
+def ten_row_segment(spec):
+    return (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, 0, {lit(spec)}) OVER (ORDER BY i) AS x "
+            "FROM generate_series(1, 10) AS i) AS s")
+
+
+def little(s):
+    """The session's peak grew by less than SMALL_KB."""
+    return s.ended and s.grew_kb() is not None and s.grew_kb() < SMALL_KB
+
+
 def f2(tmp):
     print("F2: total state cap (64 MiB) enforced when a spec is read")
     s67, s68, s3 = chain([WMM] * 67), chain([WMM] * 68), chain([WMM] * 3)
 
-    s = session([("cast", f"SELECT length({lit(s67)}::pipeline::text) AS n", GUARD_MS, False)])
-    st, ms = one(s, "cast")
+    s, st, ms = run_one("cast", f"SELECT length({lit(s67)}::pipeline::text) AS n")
     check("67 x WindowMinMax(1000000) refused at the cast with 54000",
           st == "54000", f"{len(s67)}-byte spec, {state_text(st, ms)}, peak +{mb(s.grew_kb())}")
     ok, d = detail_names_cap(s.errors.get("cast"))
     check("  its detail names the total and the cap", ok, d if st != "00000" else "accepted, no detail")
-    check("  reading it needs little memory", s.ended and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
-          f"peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
+    check("  reading it needs little memory", little(s), f"peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
 
-    s = session([("cast", f"SELECT length({lit(s68)}::pipeline::text) AS n", GUARD_MS, False)])
-    st, ms = one(s, "cast")
+    s, st, ms = run_one("cast", f"SELECT length({lit(s68)}::pipeline::text) AS n")
     check("68 x WindowMinMax(1000000) refused at the cast with 54000", st == "54000", state_text(st, ms))
 
-    q = (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, 0, {lit(s67)}) OVER (ORDER BY i) AS x "
-         "FROM generate_series(1, 10) AS i) AS s")
-    s = session([("run", q, GUARD_MS, False)])
-    st, ms = one(s, "run")
+    s, st, ms = run_one("run", ten_row_segment(s67))
     check("segment_agg with 67 x WindowMinMax(1000000) refused before any row, little memory",
-          st == "54000" and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
-          f"{state_text(st, ms)}, peak +{mb(s.grew_kb())}")
+          st == "54000" and little(s), f"{state_text(st, ms)}, peak +{mb(s.grew_kb())}")
 
     # the binary form goes through pipeline_recv: a COPY file made by hand
     body = s67.encode()
@@ -210,20 +219,14 @@ def f2(tmp):
     with open(path, "wb") as f:
         f.write(b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
                 + struct.pack(">hi", 1, len(value)) + value + struct.pack(">h", -1))
-    s = session([("recv", f"\\copy recv_target FROM {lit(path)} WITH (FORMAT binary)", GUARD_MS, False)])
-    st, ms = one(s, "recv")
+    s, st, ms = run_one("recv", f"\\copy recv_target FROM {lit(path)} WITH (FORMAT binary)")
     check("binary receive of 67 x WindowMinMax(1000000) refused with 54000", st == "54000", state_text(st, ms))
 
-    s = session([("cast", f"SELECT length({lit(s3)}::pipeline::text) AS n", GUARD_MS, False)])
-    st, ms = one(s, "cast")
+    s, st, ms = run_one("cast", f"SELECT length({lit(s3)}::pipeline::text) AS n")
     check("3 x WindowMinMax(1000000) (about 48 MB) accepted", st == "00000", state_text(st, ms))
-    q = (f"SELECT count(x) AS n FROM (SELECT segment_agg(i::float8, 0, {lit(s3)}) OVER (ORDER BY i) AS x "
-         "FROM generate_series(1, 10) AS i) AS s")
-    s = session([("run", q, GUARD_MS, False)])
-    st, ms = one(s, "run")
+    s, st, ms = run_one("run", ten_row_segment(s3))
     check("  a 10-row segment of it runs in little memory",
-          st == "00000" and s.grew_kb() is not None and s.grew_kb() < SMALL_KB,
-          f"{state_text(st, ms)}, peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
+          st == "00000" and little(s), f"{state_text(st, ms)}, peak +{mb(s.grew_kb())} (bound {mb(SMALL_KB)})")
 
 
 # ---------------------------------------------------------------- F3
