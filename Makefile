@@ -9,8 +9,12 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql \
-	src/segpipe--0.2.0--0.3.0.sql src/segpipe--0.3.0--0.4.0.sql
+# The install script of the first version and the chain of upgrade scripts
+# from it: CREATE EXTENSION runs segpipe--0.1.0.sql, then each upgrade
+# script up to default_version, so a fresh install and an upgraded one run
+# the same statements.  A released script never changes; a new version adds
+# one upgrade script here.
+DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
 
 OBJS = \
 	src/sp_json.o \

@@ -1,8 +1,9 @@
 """What the Python test scripts share: the pass/fail tally with its final line, a psql
-runner for the cluster pg_virtualenv set up, and the tour's results-table recipe.
+runner for the cluster pg_virtualenv set up, a query's execution time (for the
+benchmarks; a test asserts no time), and the tour's results-table recipe.
 
     sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/
     from sptest import check, summary, psql  # noqa: E402
 
 A script counts its checks with check(ok, what) and ends with
@@ -45,6 +46,13 @@ def psql(sql, db, who, check_rc=True, timeout=None):
     if check_rc and r.returncode != 0:
         sys.exit(f"{who}: " + r.stderr[-3000:])
     return r.stdout.strip()
+
+
+def execution_ms(query, db, who, settings=""):
+    """The server's execution time of query, in ms (EXPLAIN ANALYZE without per-node
+    timing), after the SET statements in settings, in one session."""
+    out = psql(settings + "\nEXPLAIN (ANALYZE, TIMING OFF) " + query, db, who)
+    return float(re.search(r"Execution Time: ([0-9.]+) ms", out).group(1))
 
 
 def readme_recipe(who):

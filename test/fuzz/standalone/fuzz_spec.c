@@ -1,7 +1,7 @@
 /*
  * fuzz_spec.c
  *	  libFuzzer target for the spec reader and the engine, outside the
- *	  server (built by test/libfuzz.sh with AddressSanitizer and UBSan).
+ *	  server (built by test/fuzz/libfuzz.sh with AddressSanitizer and UBSan).
  *
  * Input: a spec text, then optionally a NUL byte and bytes that drive rows.
  * Checks, beyond "no crash, no out-of-bounds access":

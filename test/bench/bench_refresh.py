@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tour's results-table refresh against a full recomputation (see test/bench.sh).
+"""The tour's results-table refresh against a full recomputation (see test/bench/bench.sh).
 
 sensor_readings holds a year of readings, one every 10 seconds (3,153,600 rows),
 round-robin over a few sensors, and sensor_state / daily_results are up to date.
@@ -9,7 +9,7 @@ runs only the new day) and a full recomputation of the same daily results from
 every row (REFRESH MATERIALIZED VIEW over emissions(pipeline_agg(...)), the
 tour's other form).  Medians, and their ratio: the target is <= 1/50.
 
-    test/bench_refresh.py [days] [rounds]      defaults: 365 days, 5 rounds
+    test/bench/bench_refresh.py [days] [rounds]      defaults: 365 days, 5 rounds
 """
 import os
 import re
@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from sptest import readme_recipe  # noqa: E402
 import sptest  # noqa: E402
 

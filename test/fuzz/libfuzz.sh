@@ -1,42 +1,31 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing outside the server of the spec reader, the
 # engine, and pipelines that carry state (their text and binary input, the
-# state codec, resuming in pipeline_agg): test/standalone/fuzz_spec.c and
+# state codec, resuming in pipeline_agg): test/fuzz/standalone/fuzz_spec.c and
 # fuzz_state.c built with libFuzzer, AddressSanitizer and UBSan against the
-# stand-ins of test/standalone/shim.c and shim_state.c.
+# stand-ins of test/fuzz/standalone/shim.c and shim_state.c (by build.sh there).
 #
-#   test/libfuzz.sh [seconds]     default 20; run by test/run-tests.sh
+#   test/fuzz/libfuzz.sh [seconds]     default 20; run by test/run-tests.sh
 #
 # The random seed is fixed (LIBFUZZ_SEED to change it, 0 for a new one each
 # run) so that a failure in CI can be replayed.
-# Seeds are the fuzzer's specs from test/fuzz.py, and pipelines with state
+# Seeds are the fuzzer's specs from test/fuzz/fuzz.py, and pipelines with state
 # written by the server (when one is reachable), each followed by row bytes.
-# A crash leaves the input in test/out/ and makes this script fail.
+# A crash leaves the input in test/fuzz/out/ and makes this script fail.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-20}
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 work=$(mktemp -d)
-out="$ROOT/test/out"
-# test/out stays only when it holds a crash input
+out="$ROOT/test/fuzz/out"
+# test/fuzz/out stays only when it holds a crash input
 trap 'rm -rf "$work"; rmdir "$out" 2>/dev/null || true' EXIT
 # LIBFUZZ_CORPUS keeps the corpus in a directory of one's own, for long runs
 corpus=${LIBFUZZ_CORPUS:-$work/corpus}
 mkdir -p "$out" "$corpus"
 
-clang -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined \
-	-I "$("$PG_CONFIG" --includedir-server)" -I "$ROOT/src" -I "$ROOT/test/standalone" \
-	"$ROOT"/src/sp_json.c "$ROOT"/src/sp_sort.c "$ROOT"/src/sp_spec.c "$ROOT"/src/sp_spec_write.c "$ROOT"/src/sp_engine.c "$ROOT"/src/sp_ring.c \
-	"$ROOT"/src/sp_registry.c "$ROOT"/src/ops_*.c \
-	"$ROOT"/src/sp_codec.c "$ROOT"/src/sp_jscan.c "$ROOT"/src/sp_state.c "$ROOT"/src/sp_resume.c \
-	"$ROOT"/src/sp_key.c "$ROOT"/src/sp_rowvalue.c "$ROOT"/src/pipeline_type.c "$ROOT"/src/pipeline_agg.c \
-	"$ROOT"/test/standalone/shim.c "$ROOT"/test/standalone/shim_state.c \
-	"$ROOT"/test/standalone/fuzz_spec.c "$ROOT"/test/standalone/fuzz_state.c \
-	"$("$PG_CONFIG" --pkglibdir)/libpgcommon.a" "$("$PG_CONFIG" --pkglibdir)/libpgport.a" -lm \
-	-o "$work/fuzz_spec"
+bash "$ROOT/test/fuzz/standalone/build.sh" fuzz_spec "$work/fuzz_spec"
 
-python3 -B - "$ROOT/test/fuzz.py" "$corpus" <<'PY'
+python3 -B - "$ROOT/test/fuzz/fuzz.py" "$corpus" <<'PY'
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("fz", sys.argv[1])
 fz = importlib.util.module_from_spec(spec)
@@ -117,9 +106,11 @@ then
 		passed=$((passed + 1))
 	else
 		tail -n 40 "$work/log"
+		echo "FAILED: seeds written by the server do not read back exactly"
 		failed=$((failed + 1))
 	fi
 else
+	echo "FAILED: seeds written by the server (the server did not write them)"
 	failed=$((failed + 1))
 fi
 
@@ -132,6 +123,7 @@ if [ $status = 0 ]; then
 	passed=$((passed + 1))
 else
 	tail -n 40 "$work/log"
+	echo "FAILED: libFuzzer ($seconds s; a crash input is kept in test/fuzz/out/)"
 	failed=$((failed + 1))
 fi
 echo "libFuzzer: $passed passed, $failed failed"

@@ -5,7 +5,7 @@
 # snippet's output must be its .out file.  Runs inside pg_virtualenv
 # (PGHOST, PGPORT, PGUSER, PGPASSWORD set), in a database of its own.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 DB=segpipe_clients
 passed=0
@@ -35,12 +35,20 @@ check() {
 check "psycopg 3 (test/clients/psycopg_example.py)" test/clients/psycopg_example.out \
 	/usr/bin/python3 test/clients/psycopg_example.py
 
-if (cd "$tmp" && npm install --no-audit --no-fund --silent pg@8 >"$tmp/npm.log" 2>&1); then
+if (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error pg@8 >"$tmp/npm.log" 2>&1); then
 	check "node-postgres $(node -p "require('$tmp/node_modules/pg/package.json').version") (test/clients/node_example.js)" \
 		test/clients/node_example.out env NODE_PATH="$tmp/node_modules" node test/clients/node_example.js
 else
-	echo "FAILED: npm install pg"
-	sed 's/^/    /' "$tmp/npm.log"
+	rc=$?
+	# the reason: npm's error lines, without its stack trace, the error
+	# object's fields and the debug log's name (that log goes with $tmp)
+	reason=$(grep -E '^npm (error|ERR!) ' "$tmp/npm.log" |
+		grep -vE '^npm (error|ERR!)(  |$| *\}$)|complete log of this run')
+	[ -n "$reason" ] || reason=$(tail -n 20 "$tmp/npm.log")
+	# the FAILED line carries the most telling one
+	why=$(grep -m 1 -E 'Error|reason|[0-9]{3} ' <<<"$reason" || head -n 1 <<<"$reason")
+	echo "FAILED: npm install pg@8 (exit status $rc): ${why#npm * }"
+	sed 's/^/    /' <<<"$reason"
 	failed=$((failed + 1))
 fi
 

@@ -14,7 +14,7 @@
  *	  the same but for the emissions (an ERROR in the split calls that the
  *	  single call did not raise is a failure);
  *	- the result's text and binary form read back to the same bytes.
- * With SEGPIPE_FUZZ_EXACT set (test/libfuzz.sh, on seeds written by the
+ * With SEGPIPE_FUZZ_EXACT set (test/fuzz/libfuzz.sh, on seeds written by the
  * server), a value must be accepted and print back as exactly its input.
  */
 #include "postgres.h"

@@ -15,16 +15,20 @@
 #                  sensor (its own clusters and sizes: 12 sensors x 100000 readings);
 #   bench_maintain.py  insert throughput with segpipe_maintain() on, against
 #                  plain inserts into the same table, batches of 1, 100 and
-#                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds).
+#                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds);
+#   bench_bounds.py  the time side of test/integration/bounds.py: partition
+#                  starts under windows of 1,000,000 against row_number(),
+#                  and how long long queries take to end after a 1 s
+#                  statement_timeout (its own sizes and 3 rounds).
 #
-#   test/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
+#   test/bench/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/test/lib.sh"
-ensure_deps
+bash "$ROOT/test/setup.sh"
 build_install
-pg_virtualenv -t -v "$PG_MAJOR" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
-	bash -c 'python3 "$0/test/bench.py" "$@" && python3 "$0/test/bench_keys.py" "$@" &&
-		python3 "$0/test/bench_agg.py" "$@" && python3 "$0/test/bench_refresh.py" &&
-		python3 "$0/test/bench_shards.py" &&
-		python3 "$0/test/bench_maintain.py"' "$ROOT" "$@"
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
+	bash -c 'python3 "$0/test/bench/bench.py" "$@" && python3 "$0/test/bench/bench_keys.py" "$@" &&
+		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
+		python3 "$0/test/bench/bench_shards.py" &&
+		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_bounds.py"' "$ROOT" "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-sensor pipelines on postgres_fdw shards: rows per second and bytes that travel (see test/bench.sh).
+"""Per-sensor pipelines on postgres_fdw shards: rows per second and bytes that travel (see test/bench/bench.sh).
 
 Its own throwaway clusters (test/pgcluster.py): a coordinator, three shards and a single
 server, all on this machine.  The coordinator has readings_1 (one foreign partition, on
@@ -12,7 +12,7 @@ key postgres_fdw does not ship (every row then travels).  Then the bytes that cr
 sensor (the pipeline's text, what postgres_fdw transfers) with ROWS / 10 and ROWS readings
 per sensor over the same 30 days.
 
-    test/bench_shards.py [rows per sensor] [rounds]     defaults: 100000 rows, 12 sensors, 5 rounds
+    test/bench/bench_shards.py [rows per sensor] [rounds]     defaults: 100000 rows, 12 sensors, 5 rounds
 """
 import os
 import re
@@ -20,7 +20,7 @@ import statistics
 import sys
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from pgcluster import Fleet  # noqa: E402
 from shards import SPEC  # noqa: E402
 

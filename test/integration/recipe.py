@@ -17,8 +17,8 @@ the schedule is made first and checked last, so its wait (under a minute) overla
 the rest (run-tests.sh makes it with --cron-start before every other suite).
 
 Connection settings come from the environment (pg_virtualenv).
-    test/recipe.py [rounds] [--no-cron]      the test (schedules too, if not done yet)
-    test/recipe.py --cron-start              only the schedule
+    test/integration/recipe.py [rounds] [--no-cron]      the test (schedules too, if not done yet)
+    test/integration/recipe.py --cron-start              only the schedule
 """
 import os
 import random
@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from sptest import check, readme_recipe, summary  # noqa: E402
 import sptest  # noqa: E402
 

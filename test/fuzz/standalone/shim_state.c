@@ -9,7 +9,7 @@
  *
  * The calendar is written independently of the server's (days from the
  * civil date, proleptic Gregorian), so that the seeds written by the real
- * server, read back here byte for byte (test/libfuzz.sh), check it.
+ * server, read back here byte for byte (test/fuzz/libfuzz.sh), check it.
  * Anything a production caller does not need aborts rather than guess.
  */
 #include "postgres.h"

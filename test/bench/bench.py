@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""segment_agg against built-in window functions; see test/bench.sh."""
-import re
+"""segment_agg against built-in window functions; see test/bench/bench.sh."""
+import os
 import statistics
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest
+import sptest  # noqa: E402
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -11,17 +15,14 @@ DB = "segpipe_bench"
 
 
 def psql(sql):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB, "-c", sql],
-                       capture_output=True, text=True, check=True)
-    return r.stdout
+    return sptest.psql(sql, DB, "bench")
 
 
 def exec_ms(query):
     # as in bench_keys.py: no JIT, and the baseline reads the heap as the
     # others do (no index-only scan), so that ratios compare the functions
-    out = psql("SET jit = off; SET enable_indexonlyscan = off; "
-               "EXPLAIN (ANALYZE, TIMING OFF) SELECT count(x) FROM (%s) AS s" % query)
-    return float(re.search(r"Execution Time: ([0-9.]+) ms", out).group(1))
+    return sptest.execution_ms("SELECT count(x) FROM (%s) AS s" % query, DB, "bench",
+                               "SET jit = off; SET enable_indexonlyscan = off;")
 
 
 QUERIES = [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peak memory and time of reading hostile specs, in a live server.
+"""Peak memory of reading hostile specs, in a live server.
 
 Each text is built inside the server (so that the client and the query
 string hold no copy of it) and stored in a table, uncompressed.  Then, for
@@ -13,16 +13,17 @@ from it, whose canonical text repeats each operator id up to three times.
 
 Checks, for every text:
   - the outcome (accepted, or refused with the expected SQLSTATE);
-  - peak - before <= 10 x len(text) + 8 MB;
-  - time is linear: each family is built at N and 2N values, measured side
-    by side (N, 2N, N, 2N, ..., best of each), and t(2N) <= 3 t(N) + 0.05 s.
+  - peak - before <= 10 x len(text) + 8 MB.
+That reading is linear in the text is checked on the same families by
+test/integration/work.py, in instructions counted outside the server (it
+was timed here, a check that a shared machine made fail now and then).
 
 Must run on the server's machine with the right to read the backend's
 /proc entry (as root, or as the server's user).  Connection settings come
-from the environment (PGHOST, PGPORT, PGUSER), as pg_virtualenv sets them.
-SPEC_MEMORY_SO=/path/to/segpipe.so measures another build without
-installing it (the types and functions are created from that file);
-SPEC_MEMORY_ROUNDS sets the number of side-by-side rounds (default 3);
+from the environment (PGHOST, PGPORT, PGUSER), as pg_virtualenv sets them.  SPEC_MEMORY_SO=/path/to/segpipe.so measures
+another build's memory without installing it (the types and functions are
+created from that file); SPEC_MEMORY_ROUNDS sets the number of rounds, the
+highest peak counting (default 1);
 SPEC_MEMORY_CASES=word,word keeps the texts whose label holds one of them.
 Ends with a line "spec memory: N passed, M failed".
 """
@@ -32,15 +33,14 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from sptest import check, summary  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DB = "segpipe_spec_memory"
-ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("SPEC_MEMORY_ROUNDS", "1"))
 MB = 1024 * 1024
 SLACK = 8 * MB          # fixed allowance: catalog caches, plan, result
-TIME_SLACK = 0.05       # seconds
 
 # A spec with a big array that Identity does not take: read whole, then refused.
 def wrap(array_sql):
@@ -55,19 +55,21 @@ COEFFS = ("(SELECT string_agg('0.' || lpad((j * 37 % 1000)::text, 3, '0'), ', ')
           " FROM generate_series(1, 4096) AS j)")
 DEEP = "repeat('[', 62) || repeat(']', 62)"  # with the spec and "x": depth 64
 
-# label, N, SQL building the text of @n@ units, expected outcome
+# label, N (memory: texts of N and 2N units), W (test/integration/work.py: W and 2W
+# units; an instruction count is exact, so smaller texts do, and valgrind is slow),
+# SQL building the text of @n@ units, expected outcome
 CASES = [
-    ("2M empty strings", 999994, wrap("repeat('\"\",', @n@ - 1) || '\"\"'"), "22023"),
-    ("objects of 4096 members", 240, wrap("repeat(%s || ',', @n@ - 1) || %s" % (MEMBERS, MEMBERS)), "22023"),
-    ("2M numbers", 999995, wrap("repeat('0,', @n@ - 1) || '0'"), "22023"),
-    ("1M small objects", 499995, wrap("repeat('{\"a\":0},', @n@ - 1) || '{\"a\":0}'"), "22023"),
-    ("nesting 64 deep", 16000, wrap("repeat(%s || ',', @n@ - 1) || %s" % (DEEP, DEEP)), "22023"),
-    ("one long string", 15000000, "'{\"type\":\"Identity\",\"x\":\"' || repeat('a', @n@) || '\"}'", "22023"),
+    ("2M empty strings", 999994, 250000, wrap("repeat('\"\",', @n@ - 1) || '\"\"'"), "22023"),
+    ("objects of 4096 members", 240, 16, wrap("repeat(%s || ',', @n@ - 1) || %s" % (MEMBERS, MEMBERS)), "22023"),
+    ("2M numbers", 999995, 125000, wrap("repeat('0,', @n@ - 1) || '0'"), "22023"),
+    ("1M small objects", 499995, 62500, wrap("repeat('{\"a\":0},', @n@ - 1) || '{\"a\":0}'"), "22023"),
+    ("nesting 64 deep", 16000, 2000, wrap("repeat(%s || ',', @n@ - 1) || %s" % (DEEP, DEEP)), "22023"),
+    ("one long string", 15000000, 1875000, "'{\"type\":\"Identity\",\"x\":\"' || repeat('a', @n@) || '\"}'", "22023"),
     # unescaped in full to be looked up as a type, then refused
-    ("one long escaped string", 2500000, "'{\"type\":\"' || repeat('\\u00e9', @n@) || '\"}'", "22023"),
-    ("one long number", 5000000, "'{\"type\":\"Scale\",\"value\":0.' || repeat('1', @n@) || '}'", "ok"),
+    ("one long escaped string", 2500000, 156250, "'{\"type\":\"' || repeat('\\u00e9', @n@) || '\"}'", "22023"),
+    ("one long number", 5000000, 1250000, "'{\"type\":\"Scale\",\"value\":0.' || repeat('1', @n@) || '}'", "ok"),
     # the largest valid spec at 2N = 256: FIR operators of 4096 coefficients in a chain
-    ("FIR operators of 4096 coefficients", 128,
+    ("FIR operators of 4096 coefficients", 128, 8,
      "(SELECT '{\"type\":\"Pipeline\",\"operators\":[' || string_agg(format("
      "'{\"type\":\"FiniteImpulseResponse\",\"id\":\"f%s\",\"coeff\":[%s]}', i, c.coeffs), ',') || "
      "'],\"connections\":[' || coalesce((SELECT string_agg(format('{\"from\":\"f%s\",\"to\":\"f%s\"}', i, i + 1), ',')"
@@ -77,7 +79,7 @@ CASES = [
     # ids of 30000 characters that differ only at the end, chained: refused
     # (ids have at most 63 bytes) once the text is read, not after comparing
     # every pair of ids or every reference with every id
-    ("operators with long ids", 128,
+    ("operators with long ids", 128, 64,
      "(SELECT '{\"type\":\"Pipeline\",\"operators\":[' || string_agg(format("
      "'{\"type\":\"Identity\",\"id\":\"%s%s\"}', repeat('a', 30000), i), ',') || "
      "'],\"connections\":[' || coalesce((SELECT string_agg(format('{\"from\":\"%s%s\",\"to\":\"%s%s\"}',"
@@ -111,7 +113,7 @@ def setup():
     script = ["\\set ON_ERROR_STOP 1",
               "CREATE TABLE spec_texts (label text, n int, t text);",
               "ALTER TABLE spec_texts ALTER t SET STORAGE EXTERNAL;"]
-    for label, n, sql, _ in CASES:
+    for label, n, _, sql, _ in CASES:
         for k in (n, 2 * n):
             script.append("INSERT INTO spec_texts SELECT %s, %d, %s;"
                           % (quote(label), k, sql.replace("@n@", str(k))))
@@ -132,9 +134,7 @@ def measure(label, n):
         "SELECT pg_backend_pid() AS pid \\gset",
         "\\setenv SPEC_PID :pid",
         "\\! echo before $(grep VmHWM /proc/$SPEC_PID/status)",
-        "SELECT clock_timestamp() AS t0 \\gset",
         "SELECT 'size ' || pg_column_size(t::pipeline) FROM spec_texts WHERE " + where + ";",
-        "SELECT 'secs ' || extract(epoch FROM clock_timestamp() - :'t0'::timestamptz);",
         "\\! echo after $(grep VmHWM /proc/$SPEC_PID/status)",
     ])
     r = psql(script, check=False)
@@ -143,7 +143,6 @@ def measure(label, n):
         length = int(re.search(r"^len (\d+)$", out, re.M).group(1))
         before = int(re.search(r"^before VmHWM: (\d+) kB$", out, re.M).group(1)) * 1024
         after = int(re.search(r"^after VmHWM: (\d+) kB$", out, re.M).group(1)) * 1024
-        secs = float(re.search(r"^secs ([0-9.e-]+)$", out, re.M).group(1))
     except AttributeError:
         sys.exit("unexpected output for %s (n = %d):\n%s\n%s" % (label, n, out, r.stderr))
     if re.search(r"^size \d+$", out, re.M):
@@ -151,30 +150,26 @@ def measure(label, n):
     else:
         m = re.search(r"ERROR:\s+([0-9A-Z]{5})", r.stderr)
         outcome = m.group(1) if m else "?"
-    return length, after - before, secs, outcome
+    return length, after - before, outcome
 
 
 def main():
     setup()
-    print("%-36s %8s %10s %9s %7s %8s  %s" % ("text", "n", "length", "peak", "ratio", "seconds", "outcome"))
-    for label, n, _, expected in CASES:
-        best = {}
+    print("%-36s %8s %10s %9s %7s  %s" % ("text", "n", "length", "peak", "ratio", "outcome"))
+    for label, n, _, _, expected in CASES:
+        worst = {}
         for _ in range(ROUNDS):
             for k in (n, 2 * n):
-                length, peak, secs, outcome = measure(label, k)
-                old = best.get(k)
-                best[k] = (length, max(peak, old[1]) if old else peak,
-                           min(secs, old[2]) if old else secs, outcome)
+                length, peak, outcome = measure(label, k)
+                old = worst.get(k)
+                worst[k] = (length, max(peak, old[1]) if old else peak, outcome)
         for k in (n, 2 * n):
-            length, peak, secs, outcome = best[k]
-            print("%-36s %8d %9.1fM %8.1fM %6.2fx %8.3f  %s"
-                  % (label, k, length / MB, peak / MB, peak / length, secs, outcome))
+            length, peak, outcome = worst[k]
+            print("%-36s %8d %9.1fM %8.1fM %6.2fx  %s"
+                  % (label, k, length / MB, peak / MB, peak / length, outcome))
             check(outcome == expected, "%s (n = %d): outcome %s, expected %s" % (label, k, outcome, expected))
             check(peak <= 10 * length + SLACK,
                   "%s (n = %d): peak %.1f MB > 10 x %.1f MB + 8 MB" % (label, k, peak / MB, length / MB))
-        t1, t2 = best[n][2], best[2 * n][2]
-        check(t2 <= 3 * t1 + TIME_SLACK,
-              "%s: %.3f s at 2N > 3 x %.3f s at N + %.2f s" % (label, t2, t1, TIME_SLACK))
     psql("DROP DATABASE %s;" % DB, db="postgres")
     return summary("spec memory")
 

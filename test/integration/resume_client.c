@@ -1,6 +1,6 @@
 /*
  * resume_client.c
- *	  test/resume.py's client in libpq's binary mode: every stored state of
+ *	  test/integration/resume.py's client in libpq's binary mode: every stored state of
  *	  table st (stream int, p pipeline) goes to the client as a binary
  *	  result and back to the server as a binary parameter of type pipeline.
  *

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/
 from sptest import check, summary, psql  # noqa: E402
 
 SRC, TEXT_COPY, CUSTOM_COPY = "segpipe_hd_src", "segpipe_hd_text", "segpipe_hd_custom"

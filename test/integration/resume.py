@@ -10,7 +10,7 @@ is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
 the text form (p::text::pipeline) in one pass, through the binary form
 (COPY ... (FORMAT binary) out and back in) in another, and in a third
-through a client in libpq's binary mode (test/resume_client.c, compiled
+through a client in libpq's binary mode (test/integration/resume_client.c, compiled
 here: each state fetched as a binary result and sent back as a binary
 parameter of type pipeline, the bytes checked against pipeline_send()).  Passing means: the
 batches' emissions, concatenated, equal the whole run's (timestamps, keys,
@@ -107,7 +107,7 @@ def psql(sql):
 
 
 def build_client(tmp):
-    """Compiles test/resume_client.c against libpq into tmp."""
+    """Compiles test/integration/resume_client.c against libpq into tmp."""
     pg_config = os.environ.get("PG_CONFIG", "pg_config")
     inc, lib = (subprocess.run([pg_config, flag], check=True, capture_output=True, text=True).stdout.strip()
                 for flag in ("--includedir", "--libdir"))

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """pipeline_agg against the aggregate floor, sum(v), max(k), over the same
-ordered rows (see test/bench.sh); then its memory over a stream of rows.
+ordered rows (see test/bench/bench.sh); then its memory over a stream of rows.
 
 Two forms: the rows ordered by a subquery (from the index on ts), and the
 aggregate's own ORDER BY (a sort per call, in both queries)."""
-import re
+import os
 import statistics
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest
+import sptest  # noqa: E402
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -16,14 +20,11 @@ SPEC = '{"type": "MovingAverage", "window_size": 10}'
 
 
 def psql(sql):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB, "-c", sql],
-                       capture_output=True, text=True, check=True)
-    return r.stdout
+    return sptest.psql(sql, DB, "bench_agg")
 
 
 def exec_ms(query):
-    out = psql("EXPLAIN (ANALYZE, TIMING OFF) " + query)
-    return float(re.search(r"Execution Time: ([0-9.]+) ms", out).group(1))
+    return sptest.execution_ms(query, DB, "bench_agg")
 
 
 ORDERED = "(SELECT * FROM t ORDER BY ts) AS s"

@@ -23,7 +23,7 @@ with a late row fails as a whole):
 The spec is an hour's sum, so a row counted twice or lost changes a result.
 
 Connection settings come from the environment (pg_virtualenv).
-    test/maintain_concurrency.py [clients] [batches per client]
+    test/integration/maintain_concurrency.py [clients] [batches per client]
 """
 import os
 import random
@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from sptest import check, summary  # noqa: E402
 import sptest  # noqa: E402
 

@@ -25,7 +25,7 @@ Data is loaded through the coordinator.  Checked:
     same computations on the single server;
   - a pipeline that arrives malformed from a shard is refused, not misread.
 
-    test/shards.py [--sensors N] [--rows N] [--shards N]    defaults: 9 sensors, 600 rows, 3 shards
+    test/integration/shards.py [--sensors N] [--rows N] [--shards N]    defaults: 9 sensors, 600 rows, 3 shards
 """
 import argparse
 import os
@@ -34,7 +34,7 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from pgcluster import Fleet, SqlError  # noqa: E402
 from sptest import check, readme_recipe, summary  # noqa: E402
 

@@ -9,9 +9,9 @@
 #
 # The build runs the suites too (dh_pgxs_test, against debian/<package>);
 # DEB_BUILD_OPTIONS=nocheck skips that.  Needs dpkg-dev, debhelper, fakeroot
-# and postgresql-server-dev-all (test/lib.sh's ensure_test_deps).
+# and postgresql-server-dev-all (test/setup.sh --tests).
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/test/lib.sh"
 passed=0
 failed=0
@@ -56,6 +56,14 @@ else
 	cp -a "$ROOT/." "$src/"
 fi
 make -s -C "$src" PG_CONFIG="$PG_CONFIG" clean >/dev/null 2>&1
+
+# The build's suites and pg_buildext installcheck below make their clusters
+# with pg_createcluster, which takes the locale from the environment: the
+# same as everywhere else (test/lib.sh's CLUSTER_OPTS), whatever the caller's.
+export LC_ALL=C.UTF-8
+# segpipe's scripts installed before (make install of another tree) must not
+# mix with the package's
+remove_installed_scripts
 
 echo "== dpkg-buildpackage -us -uc -b in $src"
 start=$(date +%s)

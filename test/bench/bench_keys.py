@@ -11,13 +11,18 @@ segment_key (bench.py counts the temporary bytes of close_at_end's lookahead).
 Settings for every query: jit off, no sort (the rows come in ts order from an
 index), no index-only scan (so that the floor reads the heap as segment_agg
 does).  Run inside a cluster with segpipe installed (PGHOST etc. set), e.g.
-    pg_virtualenv -t -v 15 python3 test/bench_keys.py [rows] [rounds]
+    pg_virtualenv -t -v 15 python3 test/bench/bench_keys.py [rows] [rounds]
 defaults: 2000000 rows, 7 rounds.
 """
+import os
 import re
 import statistics
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest
+import sptest  # noqa: E402
 
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -34,9 +39,7 @@ KEYS = [
 
 
 def psql(sql):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB, "-c", sql],
-                       capture_output=True, text=True, check=True)
-    return r.stdout
+    return sptest.psql(sql, DB, "bench_keys")
 
 
 SETTINGS = ("SET jit = off", "SET enable_sort = off", "SET enable_indexonlyscan = off")

@@ -15,7 +15,7 @@ reach the disk, which dominates one-row statements), and with
 synchronous_commit = off, where the trigger's own work shows.
 
 Connection settings come from the environment (pg_virtualenv).
-    test/bench_maintain.py [rows] [rounds]    defaults: 20000 rows a run, 3 rounds
+    test/bench/bench_maintain.py [rows] [rounds]    defaults: 20000 rows a run, 3 rounds
 """
 import os
 import re
@@ -23,6 +23,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest
+import sptest  # noqa: E402
 
 DB = "segpipe_bench_maintain"
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 20000
@@ -34,11 +38,7 @@ SPEC = ('{"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTrac
 
 
 def psql(sql, db=DB):
-    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db], input=sql,
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("bench_maintain: " + r.stderr[-2000:])
-    return r.stdout.strip()
+    return sptest.psql(sql, db, "bench_maintain")
 
 
 def statements(batch, rows, path):

@@ -12,7 +12,7 @@ output instead.
 Connection settings come from the environment (PGHOST, PGPORT, PGUSER), as
 set by pg_virtualenv.  Output is taken in the UTC time zone.
 
-The client snippets (```python and ```js blocks) are not run here: test/clients.sh
+The client snippets (```python and ```js blocks) are not run here: test/clients/clients.sh
 runs their files.  A snippet's first line names its file ("# test/clients/x.py"
 or "// test/clients/x.js"); --check compares the block with that file, and the
 ```text block after it, if any, with the file's .out.  Every .py and .js file
@@ -29,7 +29,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DB = "segpipe_readme"
 FENCE = re.compile(r"^```(\w*)\s*$")
 CREATES = re.compile(r"(?i)\bCREATE\s+EXTENSION\s+segpipe\b")

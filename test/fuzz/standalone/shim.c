@@ -2,7 +2,8 @@
  * shim.c
  *	  Stand-ins for the few server functions that the spec reader, the
  *	  engine and the operators call, so that they can be built and fuzzed
- *	  outside PostgreSQL (see fuzz_spec.c and test/libfuzz.sh).
+ *	  outside PostgreSQL (see fuzz_spec.c and test/fuzz/libfuzz.sh), or
+ *	  built plain to count their work (work.c).
  *
  * palloc hands out malloc'd chunks owned by memory contexts: deleting a
  * context frees its chunks, and shim_free_all() releases everything, as the
@@ -34,8 +35,8 @@
 #endif
 #endif
 #ifndef SHIM_POISON
-#define SHIM_POISON(p, n) ((void) 0)
-#define SHIM_UNPOISON(p, n) ((void) 0)
+#define SHIM_POISON(p, n) ((void) (p), (void) (n))
+#define SHIM_UNPOISON(p, n) ((void) (p), (void) (n))
 #endif
 
 sigjmp_buf *shim_error_jmp = NULL;

@@ -17,7 +17,7 @@ restart), three times.  After each restart:
 
 Needs the extension installed (run-tests.sh installs it); the PostgreSQL
 binaries come from PG_CONFIG's bindir.
-    test/maintain_crash.py
+    test/integration/maintain_crash.py
 """
 import os
 import random
@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest, pgcluster
 from pgcluster import Fleet  # noqa: E402
 from sptest import check, summary  # noqa: E402
 
