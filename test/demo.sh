@@ -11,4 +11,4 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 bash "$ROOT/test/setup.sh"
 build_install
-pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" python3 "$ROOT/test/integration/readme.py" --demo
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" python3 "$ROOT/test/integration/readme.py" --demo

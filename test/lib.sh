@@ -17,6 +17,13 @@ as_root() {
 # gets them from LC_ALL.
 CLUSTER_OPTS="--encoding=UTF8 --locale=C.UTF-8"
 
+# A TCP port no server listens on, for a throwaway cluster: pg_virtualenv
+# would take 5432, which the machine's own cluster (15/main, started when
+# postgresql-15 is installed) may hold.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # Removes the extension's installed SQL scripts: a script left by another
 # tree (an install script since replaced by the upgrade chain, say) would
 # change the path CREATE EXTENSION takes, so what is tested is this tree's

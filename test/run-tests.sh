@@ -70,7 +70,7 @@ echo "== starting a throwaway cluster"
 # pg_cron is preloaded for test/integration/recipe.py; its jobs run in
 # background workers (a libpq connection to localhost would need the
 # cluster's password).
-pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
 	-o "cron.database_name=postgres" -o "cron.use_background_workers=on" \
 	bash "$ROOT/test/in-cluster.sh" || status=$?
 # in-cluster.sh's counts

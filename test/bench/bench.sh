@@ -27,7 +27,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/test/lib.sh"
 bash "$ROOT/test/setup.sh"
 build_install
-pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
 	bash -c 'python3 "$0/test/bench/bench.py" "$@" && python3 "$0/test/bench/bench_keys.py" "$@" &&
 		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
 		python3 "$0/test/bench/bench_shards.py" &&
