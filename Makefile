@@ -16,34 +16,40 @@ MODULE_big = segpipe
 # one upgrade script here.
 DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
 
+# src/ has three layers, each including only its own headers and those of
+# the layers below it: engine/ (the segment rule, the mesh executor, the
+# rings and the operators), codec/ (JSON, the spec reader and writer, the
+# state and the stored forms), server/ (the SQL-callable functions and what
+# needs the server to run: key types and their I/O, resume, heartbeats).
+# test/integration/layers.sh checks the rule.
 OBJS = \
-	src/sp_json.o \
-	src/sp_sort.o \
-	src/sp_spec.o \
-	src/sp_spec_write.o \
-	src/sp_engine.o \
-	src/sp_ring.o \
-	src/sp_codec.o \
-	src/sp_jscan.o \
-	src/sp_state.o \
-	src/sp_resume.o \
-	src/sp_keyio.o \
-	src/sp_registry.o \
-	src/ops_trackers.o \
-	src/ops_window.o \
-	src/ops_compare.o \
-	src/ops_arith.o \
-	src/ops_dsp.o \
-	src/sp_key.o \
-	src/pipeline_type.o \
-	src/pipeline_cast.o \
-	src/sp_rowvalue.o \
-	src/segment_agg.o \
-	src/pipeline_agg.o \
-	src/pipeline_agg_row.o \
-	src/pipeline_access.o \
-	src/pipeline_punct.o \
-	src/sp_heartbeat.o
+	src/engine/sp_sort.o \
+	src/engine/sp_engine.o \
+	src/engine/sp_ring.o \
+	src/engine/sp_registry.o \
+	src/engine/ops_trackers.o \
+	src/engine/ops_window.o \
+	src/engine/ops_compare.o \
+	src/engine/ops_arith.o \
+	src/engine/ops_dsp.o \
+	src/codec/sp_json.o \
+	src/codec/sp_jscan.o \
+	src/codec/sp_spec.o \
+	src/codec/sp_spec_write.o \
+	src/codec/sp_state.o \
+	src/codec/sp_codec.o \
+	src/server/sp_key.o \
+	src/server/sp_keyio.o \
+	src/server/sp_resume.o \
+	src/server/sp_rowvalue.o \
+	src/server/pipeline_type.o \
+	src/server/pipeline_cast.o \
+	src/server/pipeline_access.o \
+	src/server/pipeline_agg.o \
+	src/server/pipeline_agg_row.o \
+	src/server/pipeline_punct.o \
+	src/server/segment_agg.o \
+	src/server/sp_heartbeat.o
 
 REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain casts trusted punctuate heartbeats chaining hostile
 REGRESS_OPTS = --encoding=UTF8
@@ -51,6 +57,7 @@ REGRESS_OPTS = --encoding=UTF8
 # Warnings we want to hear about; test/run-tests.sh makes them errors with
 # COPT=-Werror, a plain build does not (a newer compiler may warn more).
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wno-unused-parameter
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/engine -I$(srcdir)/src/codec -I$(srcdir)/src/server
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -58,4 +65,4 @@ include $(PGXS)
 
 # PGXS tracks no header dependencies: a changed struct must rebuild every
 # object that sees it.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)

@@ -70,8 +70,9 @@ cat "$log"
 
 echo "== static analysis (cppcheck)"
 cppcheck --quiet --enable=warning,portability,performance --std=c99 \
-	-I "$("$PG_CONFIG" --includedir-server)" --suppress=missingIncludeSystem \
-	--suppress='*:/usr/include/*' --suppress=toomanyconfigs --error-exitcode=1 src/*.c >"$log" 2>&1
+	-I "$("$PG_CONFIG" --includedir-server)" -I src -I src/engine -I src/codec -I src/server \
+	--suppress=missingIncludeSystem --suppress='*:/usr/include/*' --suppress=toomanyconfigs \
+	--error-exitcode=1 src/*/*.c >"$log" 2>&1
 rc=$?
 cat "$log"
 # its findings, each on a line of its own, are the failed checks
@@ -91,7 +92,8 @@ fi
 { cat "$log"; echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed"; } >"$log.sum"
 tally "pg_regress suites (regression.diffs)" "$log.sum" $rc
 
-for t in "documentation examples (README.md, docs/*.md):python3 test/integration/readme.py --check" \
+for t in "layers of src/ (no include runs upward):bash test/integration/layers.sh" \
+	"documentation examples (README.md, docs/*.md):python3 test/integration/readme.py --check" \
 	"the picture (docs/segments.svg is what docs/segments.py draws):python3 docs/segments.py --check" \
 	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \

@@ -7,7 +7,7 @@ against the stand-ins of shim.c and shim_state.c, gcc -O2) and run under
 valgrind's callgrind, which counts the instructions executed inside one
 function of it.  Checks:
 
-  - Reading a spec is linear in its text (src/sp_spec.h says so): each
+  - Reading a spec is linear in its text (src/codec/sp_spec.h says so): each
     family of hostile texts of test/integration/spec_memory.py, built by the
     server at W and 2W units, is read as the type's text input reads it;
     instructions(2W) <= 2.1 x instructions(W) (a linear reader stays at 2 or

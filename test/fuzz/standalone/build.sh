@@ -13,15 +13,16 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 [ $# = 2 ] || { echo "usage: $0 fuzz_spec|work OUTPUT" >&2; exit 2; }
 
-# what of src/ runs outside the server: everything but the SQL glue that
-# needs the executor (segment_agg.c and the like) and the key I/O that
-# shim_state.c stands in for
-sources=("$ROOT"/src/sp_json.c "$ROOT"/src/sp_sort.c "$ROOT"/src/sp_spec.c "$ROOT"/src/sp_spec_write.c
-	"$ROOT"/src/sp_engine.c "$ROOT"/src/sp_ring.c "$ROOT"/src/sp_registry.c "$ROOT"/src/ops_*.c
-	"$ROOT"/src/sp_codec.c "$ROOT"/src/sp_jscan.c "$ROOT"/src/sp_state.c "$ROOT"/src/sp_resume.c
-	"$ROOT"/src/sp_key.c "$ROOT"/src/sp_rowvalue.c "$ROOT"/src/pipeline_type.c "$ROOT"/src/pipeline_agg.c
+# what of src/ runs outside the server: the engine and codec layers whole,
+# and of the server layer the type's I/O, pipeline_agg and what they use
+# (not the SQL glue that needs the executor, segment_agg.c and the like, nor
+# the key I/O that shim_state.c stands in for)
+sources=("$ROOT"/src/engine/*.c "$ROOT"/src/codec/*.c
+	"$ROOT"/src/server/sp_resume.c "$ROOT"/src/server/sp_key.c "$ROOT"/src/server/sp_rowvalue.c
+	"$ROOT"/src/server/pipeline_type.c "$ROOT"/src/server/pipeline_agg.c
 	"$HERE"/shim.c "$HERE"/shim_state.c)
-includes=(-I "$("$PG_CONFIG" --includedir-server)" -I "$ROOT/src" -I "$HERE")
+includes=(-I "$("$PG_CONFIG" --includedir-server)" -I "$ROOT/src" -I "$ROOT/src/engine" -I "$ROOT/src/codec"
+	-I "$ROOT/src/server" -I "$HERE")
 libs=("$("$PG_CONFIG" --pkglibdir)/libpgcommon.a" "$("$PG_CONFIG" --pkglibdir)/libpgport.a" -lm)
 
 case $1 in

@@ -3,7 +3,7 @@
  *	  Stand-ins for the server functions that the state codec, the
  *	  `pipeline` type's I/O and pipeline_agg call (see fuzz_state.c): UTC
  *	  timestamps in the one form the state writes, three key types (double
- *	  precision, bigint, text) in place of src/sp_keyio.c, the type cache
+ *	  precision, bigint, text) in place of src/server/sp_keyio.c, the type cache
  *	  entries of their equalities, the aggregate call context, and the
  *	  binary message buffer.
  *

@@ -6,13 +6,13 @@
  *
  *	  work read FILE...
  *		Reads each spec text as the pipeline type's text input does
- *		(src/pipeline_type.c: the document split from a state, the spec read,
+ *		(src/server/pipeline_type.c: the document split from a state, the spec read,
  *		the value built); prints "FILE ok" or "FILE <SQLSTATE>".  Counted:
  *		spec_read_text().
  *
  *	  work partitions FILE PARTITIONS ROWS SEGMENT
  *		Reads the spec in FILE, then runs PARTITIONS partitions of ROWS rows,
- *		each begun as segment_agg begins one (src/segment_agg.c: a fresh
+ *		each begun as segment_agg begins one (src/server/segment_agg.c: a fresh
  *		context, a run created from the spec), with a new key every SEGMENT
  *		rows; prints the number of emissions.  Counted: run_partitions().
  */
@@ -38,7 +38,7 @@ pg_noinline void
 spec_read_text(const char *text)
 {
 	char	   *state;
-	char	   *config = sp_state_split_document(text, &state,
+	char	   *config = sp_text_split(text, &state,
 												 ERRCODE_INVALID_TEXT_REPRESENTATION);
 
 	if (state != NULL)
