@@ -23,6 +23,7 @@
 #ifndef SP_CODEC_H
 #define SP_CODEC_H
 
+#include "sp_compat.h"
 #include "sp_engine.h"
 #include "sp_state.h"
 
@@ -68,7 +69,7 @@ extern char *sp_view_state_text(const SpValueView *view);
  * Raise 22P03 "invalid binary representation of type pipeline" with detail:
  * for a stored value or a wire message that is malformed.
  */
-extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
+SP_NORETURN extern void sp_bad_value(const char *detail);
 
 /* Build a value holding cfg (canonical text), without state. */
 extern PipelineValue *sp_value_from_config(const SpConfig *cfg);

@@ -10,6 +10,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "sp_compat.h"
 #include "sp_json.h"
 #include "sp_keyio.h"
 
@@ -32,7 +33,7 @@ sp_keyio_type_from_name(const char *name, int code)
 	 */
 	PG_TRY();
 	{
-		parseTypeString(name, &type, &typmod, true);
+		sp_parse_type_string(name, &type, &typmod);
 	}
 	PG_CATCH();
 	{
