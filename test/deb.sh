@@ -67,7 +67,7 @@ else
 	finish
 fi
 # the build's own run of the suites (dh_pgxs_test), unless nocheck
-grep -E '^### End|tests (passed|failed)|\.\.\. FAILED' "$work/build.log" | sed 's/^/   build: /'
+grep -E '^### End|tests (passed|failed)|\.\.\. FAILED|^not ok [0-9]' "$work/build.log" | sed 's/^/   build: /'
 deb=$(ls "$work"/"$pkg"_*.deb 2>/dev/null | head -n 1)
 if [ -z "$deb" ]; then
 	bad "no $pkg .deb built"
@@ -105,9 +105,10 @@ if [ $missing = 0 ]; then ok "segpipe.so, segpipe.control and the scripts are th
 echo "== pg_buildext installcheck (the suites against the installed package, in pg_virtualenv's throwaway cluster)"
 (cd "$src" && pg_buildext installcheck) >"$work/check.log" 2>&1
 rc=$?
-grep -E 'Creating new|Dropping cluster|using postmaster|\.\.\. (ok|FAILED)|tests (passed|failed)' "$work/check.log"
-n_ok=$(grep -cE '\.\.\. ok' "$work/check.log")
-n_bad=$(grep -cE '\.\.\. FAILED' "$work/check.log")
+# a suite's line: "test ... ok" (PostgreSQL 15), "ok 1 - test" (16 on)
+grep -E 'Creating new|Dropping cluster|using postmaster|\.\.\. (ok|FAILED)|^(not )?ok [0-9]|tests (passed|failed)' "$work/check.log"
+n_ok=$(grep -cE '\.\.\. ok|^ok [0-9]' "$work/check.log")
+n_bad=$(grep -cE '\.\.\. FAILED|^not ok [0-9]' "$work/check.log")
 passed=$((passed + n_ok))
 failed=$((failed + n_bad))
 if [ $rc != 0 ] || [ "$n_ok" = 0 ]; then

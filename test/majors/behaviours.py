@@ -108,9 +108,11 @@ def fdw(co, shard, major):
     co.psql("CREATE TABLE local_states AS SELECT * FROM states")
     here = co.psql(EXACT.format(lateral.format("local_states", "local_readings")))
     same = co.psql(EXACT.format(lateral.format("states", "readings"))) == here
-    check(same and len(here.splitlines()) > 20, f"postgres_fdw {major}: pipeline_agg with a state from the outer query gives other results")
+    check(same and len(here.splitlines()) >= 8,
+          f"postgres_fdw {major}: pipeline_agg with a state from the outer query gives other results")
     print(f"postgres_fdw: pipeline_agg fed a state from the outer query (LATERAL): "
-          f"{'shipped, as a parameter' if got else 'not shipped'}, results equal to local: {same}")
+          f"{'shipped, as a parameter' if got else 'not shipped'}, {len(here.splitlines())} emissions, "
+          f"equal to local: {same}")
 
     # pipeline[] is a member of the extension from 17 on (on 15 only pipeline is), and
     # postgres_fdw ships what the listed extensions own

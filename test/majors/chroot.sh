@@ -20,7 +20,7 @@ CHROOT_MIRROR=${SEGPIPE_CHROOT_MIRROR:-http://deb.debian.org/debian}
 # Debian's packaging tools and postgresql-all (the package's build
 # dependencies) for test/deb.sh
 chroot_packages() {
-	echo "postgresql-$1 postgresql-server-dev-$1 postgresql-common make gcc libc6-dev python3 libpq-dev" \
+	echo "postgresql-$1 postgresql-server-dev-$1 postgresql-common build-essential python3 libpq-dev" \
 		"dpkg-dev debhelper fakeroot postgresql-all"
 }
 
