@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by test/majors/run.sh: Debian chroots with another PostgreSQL major,
 # made with debootstrap from Debian's archive and cached between runs.
 #

@@ -11,7 +11,7 @@ set -uo pipefail
 MAJOR=$1
 OUT=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 export PG_CONFIG=/usr/lib/postgresql/$MAJOR/bin/pg_config
 echo "== PostgreSQL $MAJOR: $("$PG_CONFIG" --version), $(. /etc/os-release && echo "$PRETTY_NAME"), $(gcc --version | head -n 1)"
 passed=0

@@ -19,7 +19,7 @@ mode=$1
 MAJOR=$2
 OUT=$3
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 passed=0
 failed=0
 log=$(mktemp)
