@@ -48,46 +48,4 @@
 #define SP_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
-/*
- * sp_parse_type_string(str, &type, &typmod): a type name to its OID as 15's
- * parseTypeString(str, &type, &typmod, true) does it: a name of no type
- * gives InvalidOid, a malformed name or a shell type raises the parser's
- * error.  16 replaced missing_ok by a soft-error context, which would turn
- * the malformed name into InvalidOid too (and with none, a missing type into
- * an error): the same steps, written out, keep 15's behaviour and messages.
- */
-#if PG_VERSION_NUM >= 160000
-#include "access/htup_details.h"
-#include "catalog/pg_type.h"
-#include "parser/parse_type.h"
-#include "utils/syscache.h"
-
-static inline void
-sp_parse_type_string(const char *str, Oid *typeid_p, int32 *typmod_p)
-{
-	TypeName   *name = typeStringToTypeName(str, NULL);
-	Type		tup = LookupTypeName(NULL, name, typmod_p, true);
-	Form_pg_type typ;
-
-	if (tup == NULL)
-	{
-		*typeid_p = InvalidOid;
-		return;
-	}
-	typ = (Form_pg_type) GETSTRUCT(tup);
-	if (!typ->typisdefined)
-	{
-		ReleaseSysCache(tup);
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("type \"%s\" is only a shell", TypeNameToString(name))));
-	}
-	*typeid_p = typ->oid;
-	ReleaseSysCache(tup);
-}
-#else
-#define sp_parse_type_string(str, typeid_p, typmod_p) \
-	parseTypeString((str), (typeid_p), (typmod_p), true)
-#endif
-
 #endif							/* SP_COMPAT_H */

@@ -7,7 +7,7 @@
 #                  against the plain SQL a user writes today for the same rows;
 #   bench_agg.py   pipeline_agg against the aggregate floor sum(v), max(k)
 #                  over the same ordered rows, and its peak RSS over a stream;
-#   bench_refresh.py  the README's results-table refresh of one new day into a
+#   bench_refresh.py  the tour's results-table refresh of one new day into a
 #                  year of 10-second readings, against a full recomputation
 #                  (its own sizes: a year, 5 rounds; the arguments are not passed);
 #   bench_shards.py  per-sensor pipelines on postgres_fdw shards: rows per second on

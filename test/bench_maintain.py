@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Insert throughput with maintenance on (segpipe_maintain), against plain
-inserts into the same table (README "Maintained on insert").
+inserts into the same table (docs/tour.md, "Maintained on insert").
 
 One readings table (id bigserial primary key, sensor_id, ts, v), 10 sensors
 reading every 3 minutes, each statement its own transaction (autocommit),
 rows as a VALUES list, in batches of 1, 100 and 10,000 rows.  Maintained: a
-day's maximum per sensor (the README's spec), so the trigger locks, runs and
+day's maximum per sensor (the tour's spec), so the trigger locks, runs and
 saves each sensor's state and writes a result when a day turns over.  Time is
 psql's \\timing of each statement (client round trips, no psql start-up),
 summed per run; plain and maintained runs alternate, on fresh tables, and the

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The README's results-table refresh against a full recomputation (see test/bench.sh).
+"""The tour's results-table refresh against a full recomputation (see test/bench.sh).
 
 sensor_readings holds a year of readings, one every 10 seconds (3,153,600 rows),
 round-robin over a few sensors, and sensor_state / daily_results are up to date.
 Each round inserts one more day (8,640 rows, not timed), then times, side by side
-in alternating order: the README's refresh (CALL refresh_daily_results(), which
+in alternating order: the tour's refresh (CALL refresh_daily_results(), which
 runs only the new day) and a full recomputation of the same daily results from
 every row (REFRESH MATERIALIZED VIEW over emissions(pipeline_agg(...)), the
-README's other form).  Medians, and their ratio: the target is <= 1/50.
+tour's other form).  Medians, and their ratio: the target is <= 1/50.
 
     test/bench_refresh.py [days] [rounds]      defaults: 365 days, 5 rounds
 """

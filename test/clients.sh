@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's client snippets, run as they are written there: psycopg 3
-# (Debian's python3-psycopg, with the system's python3) and node-postgres
+# The client snippets of docs/reference.md, run as they are written there:
+# psycopg 3 (Debian's python3-psycopg, with the system's python3) and node-postgres
 # (pg 8 from the npm registry, installed into a temporary directory).  Each
 # snippet's output must be its .out file.  Runs inside pg_virtualenv
 # (PGHOST, PGPORT, PGUSER, PGPASSWORD set), in a database of its own.

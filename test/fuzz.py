@@ -203,7 +203,7 @@ BEGIN
     BEGIN
         PERFORM count(e) FROM (SELECT segment_agg(v, k, p) OVER (ORDER BY ts) AS e FROM rows) s;
     EXCEPTION WHEN OTHERS THEN
-        IF SQLSTATE NOT IN ('22023', '22003', '22012', '2201E', '2201F') THEN
+        IF SQLSTATE NOT IN ('22023', '42804', '22P02', '22003', '22012', '2201E', '2201F') THEN
             RETURN 'run ' || SQLSTATE;
         END IF;
     END;
@@ -211,21 +211,42 @@ BEGIN
         PERFORM count(e) FROM (SELECT segment_agg(CASE WHEN v IS NULL THEN NULL ELSE ARRAY[v, v] END, k, p)
                                       OVER (ORDER BY ts) AS e FROM rows) s;
     EXCEPTION WHEN OTHERS THEN
-        IF SQLSTATE NOT IN ('2202E', '22003', '22012', '2201E', '2201F') THEN
+        IF SQLSTATE NOT IN ('2202E', '42804', '22P02', '22003', '22012', '2201E', '2201F') THEN
             RETURN 'run[] ' || SQLSTATE;
         END IF;
     END;
-    -- a pipeline with state continues over the rows, and its accessors read it
+    -- (segment_agg starts each partition from the state: a key type other
+    -- than the rows' is 42804, a key the type does not read 22P02)
+    -- a pipeline with state continues over the rows (its key read with the
+    -- rows' key type: 22P02 when it does not read), and its accessors and
+    -- casts read it
     BEGIN
         PERFORM pipeline_rows(pipeline_agg(to_timestamp(ts), v, k, p ORDER BY ts)),
                 (SELECT count(*) FROM emissions(p)), (SELECT count(*) FROM pending(p)),
                 pipeline_key(flush(p)), pipeline_progress(p), pipeline_late(p)
         FROM rows;
     EXCEPTION WHEN OTHERS THEN
-        IF SQLSTATE NOT IN ('22023', '22000', '42804', '22003', '22012', '2201E', '2201F') THEN
+        IF SQLSTATE NOT IN ('22023', '22000', '42804', '22P02', '22003', '22012', '2201E', '2201F') THEN
             RETURN 'agg ' || SQLSTATE;
         END IF;
     END;
+    BEGIN
+        PERFORM pipeline_rows(pipeline_agg_row(to_timestamp(ts), v, ROW(k), p ORDER BY ts)) FROM rows;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT IN ('22023', '22000', '42804', '22P02', '22003', '22012', '2201E', '2201F') THEN
+            RETURN 'agg_row ' || SQLSTATE;
+        END IF;
+    END;
+    BEGIN
+        PERFORM pipeline_rows(punctuate(p, to_timestamp(ts), k)) FROM rows;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT IN ('22000', '42804', '22P02', '22003') THEN
+            RETURN 'punctuate ' || SQLSTATE;
+        END IF;
+    END;
+    IF p::json::pipeline <> p OR p::text::pipeline <> p OR p::jsonb IS NULL THEN
+        RETURN 'casts do not read back';
+    END IF;
     RETURN 'ok';
 END $$;
 CREATE FUNCTION fuzz_recv(bytes bytea) RETURNS text LANGUAGE plpgsql AS $$

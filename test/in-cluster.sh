@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
 # one summary line counting the individual tests.
-# Order: static analysis, pg_regress, README examples, resource bounds,
+# Order: static analysis, pg_regress, the documentation's examples and its
+# picture (README.md, docs/), resource bounds,
 # fuzzing through the server, the spec reader's memory and time, fuzzing
 # outside the server, the results-tables recipe (its pg_cron job is scheduled
 # first).  Exit status is non-zero
@@ -62,10 +63,12 @@ cat "$log"
 echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
 tally "$log.sum"
 
-for t in "README examples:python3 test/readme.py --check" \
+for t in "documentation examples (README.md, docs/*.md):python3 test/readme.py --check" \
+	"the picture (docs/segments.svg is what docs/segments.py draws):python3 docs/segments.py --check" \
 	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/resume.py" \
 	"input fuzzing:python3 test/fuzz.py" \
+	"hostile roles through pg_dump and pg_restore:python3 test/hostile_dump.py" \
 	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
 	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \

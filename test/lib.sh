@@ -35,7 +35,7 @@ ensure_deps() {
 ensure_test_deps() {
 	local need=()
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
-	# test/clients.sh runs the README's client snippets: psycopg 3 with the
+	# test/clients.sh runs the client snippets of docs/reference.md: psycopg 3 with the
 	# system's python3, node-postgres (from npm) with node
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
 	command -v node >/dev/null || need+=(nodejs)

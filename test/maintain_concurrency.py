@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Maintained on insert, under concurrent inserters (README "Maintained on insert").
+"""Maintained on insert, under concurrent inserters (docs/tour.md, "Maintained on insert").
 
 Several psql clients insert interleaved batches into one readings table for
 overlapping sensors, each batch in a transaction of its own that also

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Maintained on insert, through a crash (README "Maintained on insert").
+"""Maintained on insert, through a crash (docs/tour.md, "Maintained on insert").
 
 A cluster of its own (test/pgcluster.py: initdb in a mktemp directory, as the
 postgres user when run as root; removed afterwards, whatever happens): readings

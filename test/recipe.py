@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The README's results-table recipe, tested (README "Results tables kept up to date").
+"""The tour's results-table recipe, tested (docs/tour.md, "Results tables kept up to date").
 
-It takes the recipe (tables and refresh procedure) from README.md itself, then, for
+It takes the recipe (tables and refresh procedure) from docs/tour.md itself, then, for
 several random histories: readings arrive in batches, out of timestamp order, with
 late readings and the same reading inserted twice mixed in; a refresh runs after each
 batch, and one refresh is killed before it commits.  At the end, daily_results must
 equal a full recomputation with segment_agg over the readings the late policy
 accepted (worked out here, batch by batch, from the rule: a reading earlier than
 what its sensor's pipeline has processed is late), and pipeline_late() must count
-the refused ones.  Two specs: the README's (a day's maximum) and a day's sum, which
+the refused ones.  Two specs: the tour's (a day's maximum) and a day's sum, which
 also tells whether an accepted duplicate was counted exactly once.
 
 Then pg_cron, when the server preloads it (run-tests.sh does): the refresh is
@@ -76,7 +76,7 @@ def cron_start():
            CRON_DB)
     db = psql("SHOW cron.database_name", "postgres")
     psql("CREATE EXTENSION IF NOT EXISTS pg_cron", db)
-    # the README's command, run in this test's database
+    # the tour's command, run in this test's database
     job = psql(f"SELECT cron.schedule_in_database('{JOB}', '* * * * *', "
                f"'CALL refresh_daily_results()', '{CRON_DB}')", db)
     return db, int(job), time.monotonic()

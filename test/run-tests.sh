@@ -2,7 +2,7 @@
 # Runs every test of segpipe and exits non-zero on any failure:
 # the Debian package (test/deb.sh: build, install, suites against it), then
 # build (warnings are errors: COPT=-Werror), install, a throwaway PostgreSQL
-# cluster, the pg_regress suites (make installcheck), the README's examples,
+# cluster, the pg_regress suites (make installcheck), the documentation's examples,
 # the fuzzers and the rest (test/in-cluster.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-sensor pipelines on the shards of a postgres_fdw-partitioned table (README "More than one server").
+"""Per-sensor pipelines on the shards of a postgres_fdw-partitioned table (docs/scale-out.md).
 
 Starts its own throwaway clusters (test/pgcluster.py: unix sockets in a mktemp directory,
 trust, removed at the end whatever happens): a coordinator, SHARDS shards and a single
@@ -18,7 +18,7 @@ Data is loaded through the coordinator.  Checked:
     a key written with a text time zone ('UTC') is not pushed (postgres_fdw's collation
     rule) and still gives the same rows; segment_agg over the foreign partitions runs on
     the coordinator (window functions are not pushed) and gives the single server's rows;
-  - the README's results-table recipe, with sensor_state on the shards, refreshed on
+  - the tour's results-table recipe, with sensor_state on the shards, refreshed on
     every shard from the coordinator (dblink) after each batch of readings (late and
     repeated ones included), read back through the coordinator;
   - everything equal, row for row and bit for bit (float8send, pipeline text), to the

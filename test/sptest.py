@@ -1,5 +1,5 @@
 """What the Python test scripts share: the pass/fail tally with its final line, a psql
-runner for the cluster pg_virtualenv set up, and the README's results-table recipe.
+runner for the cluster pg_virtualenv set up, and the tour's results-table recipe.
 
     sys.dont_write_bytecode = True  # nothing left in test/__pycache__
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,9 +48,9 @@ def psql(sql, db, who, check_rc=True, timeout=None):
 
 
 def readme_recipe(who):
-    """The README's SQL block that creates the recipe's tables and refresh procedure."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    """The tour's SQL block (docs/tour.md) that creates the recipe's tables and refresh procedure."""
+    text = open(os.path.join(ROOT, "docs", "tour.md"), encoding="utf-8").read()
     for block in re.findall(r"(?ms)^```sql\n(.*?)^```", text):
         if "CREATE PROCEDURE refresh_daily_results" in block:
             return block
-    sys.exit(f"{who}: README.md has no block creating refresh_daily_results")
+    sys.exit(f"{who}: docs/tour.md has no block creating refresh_daily_results")

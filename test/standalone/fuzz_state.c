@@ -324,7 +324,7 @@ fuzz_value(PipelineValue *pv, const uint8 *p, size_t n)
 		SpState    *st = sp_state_read(sp_view_state_text(&view), cfg, CurrentMemoryContext,
 									   ERRCODE_INVALID_BINARY_REPRESENTATION);
 
-		r.key_type = sp_keyio_type_from_name(st->key_type, ERRCODE_INVALID_BINARY_REPRESENTATION);
+		r.key_type = shim_key_type_from_name(st->key_type, ERRCODE_INVALID_BINARY_REPRESENTATION);
 		r.start = st->has_progress ? st->progress : 0;
 	}
 	else

@@ -12,4 +12,10 @@ extern void shim_free_all(void);
 extern Oid	shim_key_type;
 extern MemoryContext shim_agg_context;
 
+/*
+ * The stand-in key type a stored name denotes (the server never looks a
+ * stored name up: a resuming call compares it with its own type's name).
+ */
+extern Oid	shim_key_type_from_name(const char *name, int code);
+
 #endif

@@ -407,7 +407,7 @@ sp_keyio_type_name(Oid type)
 }
 
 Oid
-sp_keyio_type_from_name(const char *name, int code)
+shim_key_type_from_name(const char *name, int code)
 {
 	for (int i = 0; i < lengthof(key_types); i++)
 		if (strcmp(key_types[i].name, name) == 0)
@@ -475,7 +475,7 @@ sp_keyio_from_text(SpKeyIO *io, const char *text)
 				if (end == text || *end != '\0')
 					bad_key("double precision", text, ERRCODE_INVALID_TEXT_REPRESENTATION);
 				if (errno == ERANGE && (v == 0.0 || isinf(v)))
-					bad_key("double precision", text, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE);
+					bad_key("double precision", text, ERRCODE_INVALID_TEXT_REPRESENTATION);
 				return Float8GetDatum(v);
 			}
 		case INT8OID:
@@ -485,7 +485,7 @@ sp_keyio_from_text(SpKeyIO *io, const char *text)
 				if (end == text || *end != '\0')
 					bad_key("bigint", text, ERRCODE_INVALID_TEXT_REPRESENTATION);
 				if (errno == ERANGE)
-					bad_key("bigint", text, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE);
+					bad_key("bigint", text, ERRCODE_INVALID_TEXT_REPRESENTATION);
 				return Int64GetDatum(v);
 			}
 		default:
