@@ -94,8 +94,10 @@ fi
 sharedir=$("$PG_CONFIG" --sharedir)
 libdir=$("$PG_CONFIG" --pkglibdir)
 missing=0
+# the upgrade script that ends at the default version, whichever it starts from
+upgrade=$(ls "$sharedir"/extension/segpipe--*--"$default".sql 2>/dev/null | head -n 1)
 for f in "$libdir/segpipe.so" "$sharedir/extension/segpipe.control" \
-	"$sharedir/extension/segpipe--0.2.0--$default.sql"; do
+	"${upgrade:-$sharedir/extension/segpipe--*--$default.sql}"; do
 	dpkg -S "$f" >/dev/null 2>&1 || { echo "   $f is not from $pkg"; missing=1; }
 done
 if [ $missing = 0 ]; then ok "segpipe.so, segpipe.control and the scripts are the package's"; else bad "files"; fi

@@ -7,12 +7,12 @@
 #                                  the dump to move (upgrade.py --write OUT/upgrade),
 #                                  the behaviours of this major
 #   in-cluster.sh new MAJOR OUT    in a chroot with another major: the pg_regress
-#                                  suites, the README's tour, resume equivalence,
+#                                  suites, the documentation's examples, resume equivalence,
 #                                  resource bounds, postgres_fdw shards, the
 #                                  behaviours of this major, the bytes, and the
 #                                  dump of the old major restored and resumed
 #
-# Ends with "PostgreSQL MAJOR: N passed, M failed", counting the checks of
+# Ends with "PostgreSQL MAJOR tests: N passed, M failed", counting the checks of
 # every script as test/in-cluster.sh does.
 set -uo pipefail
 mode=$1
@@ -84,7 +84,7 @@ if [ "$mode" = new ]; then
 	echo "pg_regress: $(grep -cE '\.\.\. ok|^ok ' "$log") passed, $(grep -cE '\.\.\. FAILED|^not ok ' "$log") failed" >"$log.sum"
 	cat "$log.sum"
 	tally "$log.sum"
-	run "README examples" python3 "$(script readme.py)" --check
+	run "the documentation's examples" python3 "$(script readme.py)" --check
 	run "resume equivalence" python3 "$(script resume.py)"
 	run "resource bounds" python3 "$(script bounds.py)"
 	run "postgres_fdw shards" python3 "$(script shards.py)"
