@@ -29,6 +29,9 @@ line=$(grep -E '^Debian package: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n
 passed=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
 failed=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
 make -s clean >/dev/null 2>&1
+# segpipe's scripts that an earlier run installed here (another tree's) must
+# not change the path CREATE EXTENSION takes
+rm -f "$("$PG_CONFIG" --sharedir)"/extension/segpipe--*.sql
 if make -s COPT=-Werror >"$log" 2>&1 && make -s install >>"$log" 2>&1; then
 	echo "build (COPT=-Werror) and install against PostgreSQL $MAJOR: ok"
 	build=1
