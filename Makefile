@@ -59,6 +59,11 @@ REGRESS_OPTS = --encoding=UTF8
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wno-unused-parameter
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/engine -I$(srcdir)/src/codec -I$(srcdir)/src/server
 
+# the library's version (PostgreSQL 18's PG_MODULE_MAGIC_EXT, src/sp_compat.h)
+# is segpipe.control's default_version
+SEGPIPE_VERSION := $(shell sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))segpipe.control)
+PG_CPPFLAGS = -DSEGPIPE_VERSION='"$(SEGPIPE_VERSION)"'
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

@@ -123,7 +123,10 @@ CREATE EXTENSION segpipe SCHEMA alice_s VERSION '0.2.0';
 -- it is about to create makes it fail, rather than be used
 CREATE FUNCTION alice_s.pipeline_from_jsonb(jsonb) RETURNS alice_s.pipeline LANGUAGE sql
     AS $$ SELECT public.trap('alice_s.pipeline_from_jsonb'); SELECT NULL::alice_s.pipeline $$;
+-- (PostgreSQL 18 adds the script's line as context: not shown, one output for every major)
+\set SHOW_CONTEXT never
 ALTER EXTENSION segpipe UPDATE;
+\set SHOW_CONTEXT errors
 DROP FUNCTION alice_s.pipeline_from_jsonb(jsonb);
 ALTER EXTENSION segpipe UPDATE;
 SELECT extnamespace::regnamespace, extversion FROM pg_extension WHERE extname = 'segpipe';

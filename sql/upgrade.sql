@@ -47,6 +47,7 @@ SELECT e.extversion, pg_describe_object(d.classid, d.objid, d.objsubid) AS membe
 FROM pg_depend d
 JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
 WHERE e.extname = 'segpipe' AND d.deptype = 'e'
+  AND d.objid <> 'pipeline[]'::regtype -- a member from PostgreSQL 17 on, not before: docs/versions.md
 ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
 
 SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend

@@ -58,6 +58,8 @@ if [ $tests = 1 ]; then
 	command -v fakeroot >/dev/null || need+=(fakeroot)
 	command -v pg_buildext >/dev/null && [ -f /usr/share/postgresql-common/pgxs_debian_control.mk ] ||
 		need+=(postgresql-server-dev-all)
+	# the package's test dependency (debian/control: every supported server)
+	dpkg-query -W -f='${Status}' postgresql-all 2>/dev/null | grep -q ' installed$' || need+=(postgresql-all)
 fi
 # instructions counted (test/integration/work.py), memcheck (test/valgrind.sh)
 if [ $tests = 1 ] || [ $valgrind = 1 ]; then

@@ -13,6 +13,7 @@
 #include "utils/memutils.h"
 
 #include "sp_codec.h"
+#include "sp_compat.h"
 #include "sp_jscan.h"
 #include "sp_spec.h"
 

@@ -25,6 +25,7 @@
 
 #include "lib/stringinfo.h"
 
+#include "sp_compat.h"
 #include "sp_engine.h"
 #include "sp_state.h"
 
@@ -70,7 +71,7 @@ extern char *sp_view_state_text(const SpValueView *view);
  * Raise 22P03 "invalid binary representation of type pipeline" with detail:
  * for a stored value or a wire message that is malformed.
  */
-extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
+SP_NORETURN extern void sp_bad_value(const char *detail);
 
 /*
  * The text form: the configuration's JSON, with the state (when there is

@@ -13,6 +13,8 @@
 #ifndef SP_JSCAN_H
 #define SP_JSCAN_H
 
+#include "sp_compat.h"
+
 typedef struct SpScan
 {
 	const char *start;
@@ -22,7 +24,7 @@ typedef struct SpScan
 
 extern void sp_scan_init(SpScan *s, const char *text, int code);
 
-extern void sp_scan_fail(SpScan *s, const char *fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();
+SP_NORETURN extern void sp_scan_fail(SpScan *s, const char *fmt,...) pg_attribute_printf(2, 3);
 
 /* Skip white space; is the next character c?  (Consumes nothing else.) */
 extern bool sp_scan_peek(SpScan *s, char c);

@@ -22,6 +22,7 @@
 
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "sp_compat.h"
 #include "sp_json.h"
 #include "sp_sort.h"
 
@@ -68,8 +69,7 @@ char_position(const JsonReader *r, const char *at)
 	return pg_mbstrlen_with_len(r->start, (int) (at - r->start)) + 1;
 }
 
-static void
-pg_attribute_noreturn()
+SP_NORETURN static void
 json_fail_at(JsonReader *r, const char *at, const char *msg)
 {
 	ereport(ERROR,
@@ -79,8 +79,7 @@ json_fail_at(JsonReader *r, const char *at, const char *msg)
 					   msg, char_position(r, at))));
 }
 
-static void
-pg_attribute_noreturn()
+SP_NORETURN static void
 json_fail(JsonReader *r, const char *msg)
 {
 	json_fail_at(r, r->p, msg);

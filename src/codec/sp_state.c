@@ -19,6 +19,7 @@
 #include "utils/json.h"
 #include "utils/timestamp.h"
 
+#include "sp_compat.h"
 #include "sp_jscan.h"
 #include "sp_json.h"
 #include "sp_spec.h"
@@ -605,8 +606,7 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
  * Errors that functions called on the way raise on bad data (a timestamp
  * out of range) are the caller's bad input.
  */
-static void
-pg_attribute_noreturn()
+SP_NORETURN static void
 rethrow_as(MemoryContext cxt, int code)
 {
 	ErrorData  *edata;

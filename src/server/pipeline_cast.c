@@ -15,6 +15,7 @@
 #include "utils/jsonb.h"
 
 #include "sp_codec.h"
+#include "sp_compat.h"
 #include "sp_spec.h"
 
 PG_FUNCTION_INFO_V1(pipeline_from_jsonb);

@@ -17,10 +17,11 @@
 #include "utils/memutils.h"
 
 #include "sp_codec.h"
+#include "sp_compat.h"
 #include "sp_spec.h"
 #include "sp_state.h"
 
-PG_MODULE_MAGIC;
+SP_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pipeline_in);
 PG_FUNCTION_INFO_V1(pipeline_out);

@@ -25,6 +25,7 @@
 #include "windowapi.h"
 
 #include "sp_codec.h"
+#include "sp_compat.h"
 #include "sp_engine.h"
 #include "sp_key.h"
 #include "sp_rowvalue.h"

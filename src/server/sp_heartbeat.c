@@ -38,6 +38,8 @@
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
+#include "sp_compat.h"
+
 PG_FUNCTION_INFO_V1(sp_heartbeats);
 PG_FUNCTION_INFO_V1(sp_quiet_heartbeats);
 

@@ -17,6 +17,7 @@
 
 #include "fmgr.h"
 
+#include "sp_compat.h"
 #include "sp_engine.h"
 
 /* How two keys of one type are compared. */

@@ -75,7 +75,7 @@ else
 	finish
 fi
 # the build's own run of the suites (dh_pgxs_test), unless nocheck
-grep -E '^### End|tests (passed|failed)|\.\.\. FAILED' "$work/build.log" | sed 's/^/   build: /'
+grep -E '^### End|tests (passed|failed)|\.\.\. FAILED|^not ok [0-9]' "$work/build.log" | sed 's/^/   build: /'
 deb=$(ls "$work"/"$pkg"_*.deb 2>/dev/null | head -n 1)
 if [ -z "$deb" ]; then
 	bad "no $pkg .deb built"
@@ -102,8 +102,10 @@ fi
 sharedir=$("$PG_CONFIG" --sharedir)
 libdir=$("$PG_CONFIG" --pkglibdir)
 missing=0
+# the upgrade script that ends at the default version, whichever it starts from
+upgrade=$(ls "$sharedir"/extension/segpipe--*--"$default".sql 2>/dev/null | head -n 1)
 for f in "$libdir/segpipe.so" "$sharedir/extension/segpipe.control" \
-	"$sharedir/extension/segpipe--0.2.0--$default.sql"; do
+	"${upgrade:-$sharedir/extension/segpipe--*--$default.sql}"; do
 	dpkg -S "$f" >/dev/null 2>&1 || { echo "   $f is not from $pkg"; missing=1; }
 done
 if [ $missing = 0 ]; then ok "segpipe.so, segpipe.control and the scripts are the package's"; else bad "files"; fi
@@ -113,9 +115,10 @@ if [ $missing = 0 ]; then ok "segpipe.so, segpipe.control and the scripts are th
 echo "== pg_buildext installcheck (the suites against the installed package, in pg_virtualenv's throwaway cluster)"
 (cd "$src" && pg_buildext installcheck) >"$work/check.log" 2>&1
 rc=$?
-grep -E 'Creating new|Dropping cluster|using postmaster|\.\.\. (ok|FAILED)|tests (passed|failed)' "$work/check.log"
-n_ok=$(grep -cE '\.\.\. ok' "$work/check.log")
-n_bad=$(grep -cE '\.\.\. FAILED' "$work/check.log")
+# a suite's line: "test ... ok" (PostgreSQL 15), "ok 1 - test" (16 on)
+grep -E 'Creating new|Dropping cluster|using postmaster|\.\.\. (ok|FAILED)|^(not )?ok [0-9]|tests (passed|failed)' "$work/check.log"
+n_ok=$(grep -cE '\.\.\. ok|^ok [0-9]' "$work/check.log")
+n_bad=$(grep -cE '\.\.\. FAILED|^not ok [0-9]' "$work/check.log")
 passed=$((passed + n_ok))
 failed=$((failed + n_bad))
 if [ $rc != 0 ] || [ "$n_ok" = 0 ]; then

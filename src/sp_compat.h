@@ -1,0 +1,51 @@
+/*
+ * sp_compat.h
+ *	  What differs between the PostgreSQL majors segpipe builds against
+ *	  (15 to 18), in one place: the rest of the code is written once, and
+ *	  its bytes on disk and on the wire are the same on every major
+ *	  (docs/versions.md).
+ *
+ * Include after "postgres.h".
+ */
+#ifndef SP_COMPAT_H
+#define SP_COMPAT_H
+
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
+#error "segpipe supports PostgreSQL 15, 16, 17 and 18; this server's headers are of another major (pg_config --version)"
+#endif
+
+/*
+ * 16 moved the varlena macros (VARDATA, VARSIZE, SET_VARSIZE, VARDATA_ANY,
+ * VARATT_IS_EXTERNAL...) out of postgres.h into varatt.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * A function that does not return.  18 replaced pg_attribute_noreturn()
+ * (written after the declarator or before the name) by pg_noreturn, a
+ * function specifier: written first, "SP_NORETURN static void f(...)" and
+ * "SP_NORETURN extern void f(...)" suit every major.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SP_NORETURN pg_noreturn
+#else
+#define SP_NORETURN pg_attribute_noreturn()
+#endif
+
+/*
+ * The module's magic block.  From 18 on it also names the library and its
+ * version (pg_get_loaded_modules()); SEGPIPE_VERSION comes from
+ * segpipe.control's default_version through the Makefile.
+ */
+#if PG_VERSION_NUM >= 180000
+#ifndef SEGPIPE_VERSION
+#error "SEGPIPE_VERSION is not defined: build with segpipe's Makefile"
+#endif
+#define SP_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "segpipe", .version = SEGPIPE_VERSION)
+#else
+#define SP_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+#endif							/* SP_COMPAT_H */
