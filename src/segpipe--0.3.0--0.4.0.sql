@@ -130,6 +130,22 @@ BEGIN
 	END IF;
 	v_type := CASE WHEN col_type = 'float8'::regtype THEN 'pg_catalog.float8' ELSE 'pg_catalog.float8[]' END;
 
+	-- A virtual generated column (PostgreSQL 18) is NULL in a trigger's
+	-- transition table: the trigger would see no value in it.  The key is
+	-- text, so a column is taken as used by it when its name appears in it
+	-- as a word (which may refuse a key that only mentions the name).
+	FOR r IN SELECT a.attname FROM pg_attribute AS a
+	         WHERE a.attrelid = readings AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = 'v'
+	           AND (a.attname IN (partition_by, ts, value)
+	                OR key ~* ('(^|[^[:alnum:]_$])' || regexp_replace(a.attname, '([^[:alnum:]_])', '\\\1', 'g')
+	                           || '($|[^[:alnum:]_$])'))
+	         ORDER BY a.attnum LIMIT 1 LOOP
+		RAISE EXCEPTION 'column "%" of relation "%" is a virtual generated column', r.attname, rel
+			USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'A trigger''s transition table holds no values of virtual generated columns, so the trigger would see none.',
+			HINT = 'Make the column STORED, or write its expression where the column is used.';
+	END LOOP;
+
 	-- the key's type, without evaluating it (no row comes from LIMIT 0; the
 	-- outer join gives one row whose type is the expression's); a query run as
 	-- a cursor is one statement, whatever the text

@@ -19,7 +19,7 @@ CHROOT_MIRROR=${SEGPIPE_CHROOT_MIRROR:-http://deb.debian.org/debian}
 # what the tests need inside: the server and its headers (PGXS), a compiler
 # and make, python3 for the test scripts, libpq-dev for resume.py's client;
 # Debian's packaging tools and postgresql-all (the package's build
-# dependencies) for test/deb.sh
+# dependencies) for test/packaging/deb.sh
 chroot_packages() {
 	echo "postgresql-$1 postgresql-server-dev-$1 postgresql-common build-essential python3 libpq-dev" \
 		"dpkg-dev debhelper fakeroot postgresql-all"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs inside a chroot of test/majors/chroot.sh, as root, in a copy of the
-# tree: the Debian package for PostgreSQL MAJOR (test/deb.sh), then builds
+# tree: the Debian package for PostgreSQL MAJOR (test/packaging/deb.sh), then builds
 # segpipe against it with warnings as errors, installs it, and runs
 # test/majors/in-cluster.sh in a throwaway cluster
 # (pg_virtualenv).  OUT holds the old major's dump (OUT/upgrade) and receives

@@ -8,7 +8,7 @@
 #     and what this major changes (behaviours.py);
 #   - 17 (Debian 13, trixie) and 18 (Debian sid), each in a chroot made with
 #     debootstrap from Debian's archive and cached (test/majors/chroot.sh):
-#     the Debian package (test/deb.sh: postgresql-NN-segpipe built, installed,
+#     the Debian package (test/packaging/deb.sh: postgresql-NN-segpipe built, installed,
 #     its suites run, removed), then a build with warnings as errors, install,
 #     and in a throwaway cluster the
 #     pg_regress suites, the documentation's examples, resume equivalence, resource
