@@ -23,8 +23,8 @@ SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "
 -- 5 take 80000040 bytes; 67 take 1072000536 bytes.
 SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 5));
 SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 67));
--- MovingAverage(1000000): 8000000 bytes of values and 88 of sums and
--- counts: 8 take 64000704 bytes, 9 take 72000792.
+-- MovingAverage(1000000): 8000000 bytes of values and 624 of sums and
+-- counts (the exact sum takes 536): 8 take 64004992 bytes, 9 take 72005616.
 SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 8));
 SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 9));
 -- The largest spec otherwise valid, 256 filters of 4096 taps, holds 8388608
@@ -132,3 +132,110 @@ SELECT sd_error(4, '{1e-300, 1e300, 1e-300, 2e-300, 3e-300, 4e-300, 5e-300, 1e20
 -- A window of many values at the top of the range, and of tiny ones.
 SELECT sd_error(50, array_agg(1e306 * (1 + (i % 7)))) < 1e-12 AS ok FROM generate_series(1, 120) AS i;
 SELECT sd_error(50, array_agg(1e-306 * (1 + (i % 7)))) < 1e-12 AS ok FROM generate_series(1, 120) AS i;
+
+-- Counters and positions at their caps.  step(p, v) resumes pipeline p (a
+-- text) for one more row of value v with its key, and shows its operators'
+-- state and buffer afterwards, or the error.
+CREATE FUNCTION step(p text, v float8) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    r pipeline;
+    detail text;
+BEGIN
+    SELECT pipeline_agg(timestamptz '2026-01-02 00:00+00', v, 1, p::pipeline) INTO r;
+    RETURN ((r::jsonb) -> 'state' -> 'operators')::text || ' buffer ' ||
+           ((r::jsonb) -> 'state' -> 'buffer')::text || ' rows ' || pipeline_rows(r);
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(E'\nDETAIL:  ' || nullif(detail, ''), '');
+END $$;
+-- state(spec, op1, buffer[, rows, late]): a pipeline text with key 1 and
+-- that state (op1 the state of operator op1, NULL for an operator without).
+CREATE FUNCTION state(spec text, op1 text, buffer text, rows text DEFAULT '3', late text DEFAULT '0')
+RETURNS text LANGUAGE sql AS $$
+  SELECT rtrim(spec, '}') || format(', "state": {"key_type": "integer", "key": "1", '
+    '"progress": "2026-01-01 00:00:00+00", "rows": %s, "discarded": 0, "late": %s, '
+    '"buffer": [%s], "operators": {%s}, "emissions": []}}', rows, late, buffer,
+    coalesce('"op1": ' || op1, ''))
+$$;
+-- WindowMinMax and PeakDetector keep positions as float8, exact up to 2^53
+-- = 9007199254740992: they count at most that many values between resets.
+-- One value short of it, max over 3 holding 100 and 2 at the last two
+-- positions: 1 arrives, the maximum is still 100, and the state written
+-- (seen 2^53) reads back.
+\set wmm '{"type": "WindowMinMax", "window_size": 3, "mode": "max"}'
+SELECT step(state(:'wmm', '{"seen": 9007199254740991, "values": [100, 2], "indexes": [9007199254740989, 9007199254740990]}', '100'), 1);
+SELECT step(step_text, 1) FROM (SELECT pipeline_agg(timestamptz '2026-01-02 00:00+00', 1, 1,
+  state(:'wmm', '{"seen": 9007199254740991, "values": [100, 2], "indexes": [9007199254740989, 9007199254740990]}', '100')::pipeline)::text AS step_text) AS s;
+-- Past the cap, a state is refused; at the cap, the next row is an error.
+SELECT try_spec(state(:'wmm', '{"seen": 9007199254740993, "values": [100], "indexes": [9007199254740992]}', '100'));
+SELECT try_spec(state(:'wmm', '{"seen": "4611686018427387904", "values": [100, 2], "indexes": [4611686018427387901, 4611686018427387902]}', '100'));
+\set peak '{"type": "PeakDetector", "window_size": 3}'
+SELECT step(state(:'peak', '{"seen": 9007199254740991, "values": [5], "indexes": [9007199254740990], "recent": [1, 5], "recent_maxima": [1, 5]}', 'null'), 2);
+SELECT step(state(:'peak', '{"seen": 9007199254740992, "values": [5], "indexes": [9007199254740991], "recent": [1, 5], "recent_maxima": [1, 5]}', 'null'), 2);
+SELECT try_spec(state(:'peak', '{"seen": 9007199254740993, "values": [5], "indexes": [9007199254740992], "recent": [1, 5], "recent_maxima": [1, 5]}', 'null'));
+-- Other counters stop at 2^62 = 4611686018427387904 rows, the most a state
+-- may hold: one short of it they count on, at it the next row is an error.
+SELECT step(state('{"type": "CountNumber"}', '{"count": "4611686018427387903"}', '4.611686018427388e+18'), 1);
+SELECT step(state('{"type": "CountNumber"}', '{"count": "4611686018427387904"}', '4.611686018427388e+18'), 1);
+SELECT step(state('{"type": "MaxTracker"}', '{"count": "4611686018427387904", "extreme": 7}', '7'), 1);
+SELECT step(state('{"type": "Identity"}', NULL, '7', '"4611686018427387903"'), 1);
+SELECT step(state('{"type": "Identity"}', NULL, '7', '"4611686018427387904"'), 1);
+SELECT try_spec(state('{"type": "Identity"}', NULL, '7', '"4611686018427387905"'));
+-- A late row dropped counts in "late", which stops at the cap too.
+\set drop '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "op1"}], "entryOperator": "op1", "outputMappings": {"op1": {"o1": "o1"}}, "late": "drop"}'
+SELECT pipeline_late(pipeline_agg(timestamptz '2025-12-31 00:00+00', 1, 1,
+  state(:'drop', NULL, '7', '3', '"4611686018427387903"')::pipeline));
+SELECT pipeline_late(pipeline_agg(timestamptz '2025-12-31 00:00+00', 1, 1,
+  state(:'drop', NULL, '7', '3', '"4611686018427387904"')::pipeline));
+
+-- Stored sums against their ring.  The windowed sums are exact: a state
+-- holds the exact sum of its window's finite values rounded to a pair
+-- ("sum" the nearest float8, "sum_err" the nearest to the rest), and a
+-- resumed run rebuilds the sum from the ring.  A stored pair must be a
+-- pair in that form (sum_err below half of sum's last digit) within 2^-20
+-- of the values' magnitudes from the exact sum (room for the rounding
+-- 0.2.0 and 0.3.0 left in their sliding sums); it is then written as the
+-- exact sum.  Anything else is refused.  MovingSum over 2 holding 20 and
+-- 30: magnitudes 50, room 50 * 2^-20 = 4.76837158203125e-05, and
+-- 50.00004768371582 is exactly 50 plus that; half of 50's last digit is
+-- 2^-48, about 3.55e-15.
+\set ms '{"type": "MovingSum", "window_size": 2}'
+SELECT s AS stored, try_spec(state(:'ms', format('{"nan": 0, "pinf": 0, "ninf": 0, %s, "values": [20, 30]}', s), '50')) AS read
+FROM unnest(ARRAY['"sum": 50, "sum_err": 0', '"sum": 50, "sum_err": 3e-15', '"sum": 50.00004768371582, "sum_err": 0',
+                  '"sum": 49.99995231628418, "sum_err": 0', '"sum": 50.000047683715827, "sum_err": 0',
+                  '"sum": 49.99995, "sum_err": 0', '"sum": 50, "sum_err": 4e-05', '"sum": 51, "sum_err": -1',
+                  '"sum": 51, "sum_err": 0', '"sum": 0, "sum_err": 0', '"sum": "NaN", "sum_err": 0',
+                  '"sum": 50, "sum_err": "Infinity"'])
+     WITH ORDINALITY AS x(s, i) ORDER BY i;
+-- Accepted within the room, the pair is written back as the exact sum.
+SELECT (state(:'ms', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 50.00004, "sum_err": -3e-15, "values": [20, 30]}', '50')::pipeline::jsonb)
+       -> 'state' -> 'operators';
+-- An empty window sums to exactly 0: nothing else is accepted.
+SELECT try_spec(state(:'ms', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 1e-300, "sum_err": 0, "values": []}', 'null'));
+-- Non-finite values are counted, not summed: the window [Infinity, 5]
+-- sums its finite values to 5.
+SELECT try_spec(state(:'ms', '{"nan": 0, "pinf": 1, "ninf": 0, "sum": 5, "sum_err": 0, "values": ["Infinity", 5]}', '"Infinity"')),
+       try_spec(state(:'ms', '{"nan": 0, "pinf": 1, "ninf": 0, "sum": "Infinity", "sum_err": 0, "values": ["Infinity", 5]}', '"Infinity"'));
+-- MovingAverage and StandardDeviation are held to the same rule; for
+-- StandardDeviation the sums are of the values and of their squares, both
+-- scaled by 2^-scale (here scale 4, so 20 and 30 are 1.25 and 1.875).
+SELECT try_spec(state('{"type": "MovingAverage", "window_size": 2}', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 60, "sum_err": 0, "values": [20, 30]}', '25'));
+SELECT s AS stored, try_spec(state('{"type": "StandardDeviation", "window_size": 2}',
+         format('{"nan": 0, "pinf": 0, "ninf": 0, "scale": 4, "fresh": 1, "nonzero": 2, "near_top": 2, %s, "values": [20, 30]}', s),
+         '7.0710678118654755')) AS read
+FROM unnest(ARRAY['"sum": 3.125, "sum_err": 0, "sumsq": 5.078125, "sumsq_err": 0',
+                  '"sum": 3.125, "sum_err": 0, "sumsq": 5.08, "sumsq_err": 0',
+                  '"sum": 3.2, "sum_err": 0, "sumsq": 5.078125, "sumsq_err": 0'])
+     WITH ORDINALITY AS x(s, i) ORDER BY i;
+-- CumulativeSum has no ring; its pair must be one the engine can hold:
+-- sum_err a rounding error of sum (below half its last digit).
+SELECT try_spec(state('{"type": "CumulativeSum"}', '{"sum": 1, "sum_err": 1e-17}', '1')),
+       try_spec(state('{"type": "CumulativeSum"}', '{"sum": 1, "sum_err": 1}', '1'));
+-- Exact sums return exactly to earlier values however far apart the
+-- magnitudes: over 4, [1, -1e300, 0, 1e300] sums to 1 after 1e300 and 1e100
+-- have passed through (a double-double sum would have lost the 1 while
+-- 1e100 was held beside 1e300).
+SELECT trace('{"type": "MovingSum", "window_size": 4}', '{1e300, 1e100, 1, -1e300, 0, 1e300}');
+SELECT trace('{"type": "MovingAverage", "window_size": 4}', '{1e300, 1e100, 1, -1e300, 0, 1e300}');
+-- A finite window sum beyond float8 is an overflow error when it is needed.
+SELECT trace('{"type": "MovingSum", "window_size": 2}', '{1e308, 1e308, -1e308}');

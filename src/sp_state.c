@@ -439,6 +439,8 @@ read_operators(SpScan *s, SpRun *run)
 		if (op->type->check_state &&
 			(msg = op->type->check_state(&op->params, state, rings)) != NULL)
 			sp_scan_fail(s, "Operator \"%s\": %s", op->id, msg);
+		if (op->type->restore)
+			op->type->restore(&op->params, state, rings);
 	}
 	if (sp_scan_peek(s, '"') || sp_scan_peek(s, ','))
 	{
