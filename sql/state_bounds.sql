@@ -135,15 +135,20 @@ SELECT sd_error(50, array_agg(1e-306 * (1 + (i % 7)))) < 1e-12 AS ok FROM genera
 
 -- Counters and positions at their caps.  step(p, v) resumes pipeline p (a
 -- text) for one more row of value v with its key, and shows its operators'
--- state and buffer afterwards, or the error.
+-- state, buffer and row count afterwards, or the error.
+-- ops(p): the "operators" member of the state of pipeline p (a text),
+-- read and written back.
+CREATE FUNCTION ops(p text) RETURNS text LANGUAGE sql AS $$
+  SELECT substring(p::pipeline::text from '"state": .*"operators": (.*), "emissions"')
+$$;
 CREATE FUNCTION step(p text, v float8) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     r pipeline;
     detail text;
 BEGIN
     SELECT pipeline_agg(timestamptz '2026-01-02 00:00+00', v, 1, p::pipeline) INTO r;
-    RETURN ((r::jsonb) -> 'state' -> 'operators')::text || ' buffer ' ||
-           ((r::jsonb) -> 'state' -> 'buffer')::text || ' rows ' || pipeline_rows(r);
+    RETURN ops(r::text) || ' buffer ' || substring(r::text from '"buffer": (\[[^]]*\])') ||
+           ' rows ' || pipeline_rows(r);
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
     RETURN SQLSTATE || ': ' || SQLERRM || coalesce(E'\nDETAIL:  ' || nullif(detail, ''), '');
@@ -190,43 +195,62 @@ SELECT pipeline_late(pipeline_agg(timestamptz '2025-12-31 00:00+00', 1, 1,
 
 -- Stored sums against their ring.  The windowed sums are exact: a state
 -- holds the exact sum of its window's finite values rounded to a pair
--- ("sum" the nearest float8, "sum_err" the nearest to the rest), and a
--- resumed run rebuilds the sum from the ring.  A stored pair must be a
--- pair in that form (sum_err below half of sum's last digit) within 2^-20
--- of the values' magnitudes from the exact sum (room for the rounding
--- 0.2.0 and 0.3.0 left in their sliding sums); it is then written as the
--- exact sum.  Anything else is refused.  MovingSum over 2 holding 20 and
--- 30: magnitudes 50, room 50 * 2^-20 = 4.76837158203125e-05, and
--- 50.00004768371582 is exactly 50 plus that; half of 50's last digit is
--- 2^-48, about 3.55e-15.
+-- ("sum" the nearest float8, "sum_err" the nearest to the rest), and
+-- reading a state rebuilds the sums from its ring, so a stored pair has no
+-- effect on results.  Every pair must be finite with sum_err below half of
+-- sum's last digit, as every version wrote it; StandardDeviation's must
+-- also lie near the exact sums (below).  MovingSum over 2 holding 20 and
+-- 30 (half of 50's last digit is 2^-48, about 3.55e-15):
 \set ms '{"type": "MovingSum", "window_size": 2}'
 SELECT s AS stored, try_spec(state(:'ms', format('{"nan": 0, "pinf": 0, "ninf": 0, %s, "values": [20, 30]}', s), '50')) AS read
-FROM unnest(ARRAY['"sum": 50, "sum_err": 0', '"sum": 50, "sum_err": 3e-15', '"sum": 50.00004768371582, "sum_err": 0',
-                  '"sum": 49.99995231628418, "sum_err": 0', '"sum": 50.000047683715827, "sum_err": 0',
-                  '"sum": 49.99995, "sum_err": 0', '"sum": 50, "sum_err": 4e-05', '"sum": 51, "sum_err": -1',
-                  '"sum": 51, "sum_err": 0', '"sum": 0, "sum_err": 0', '"sum": "NaN", "sum_err": 0',
+FROM unnest(ARRAY['"sum": 50, "sum_err": 0', '"sum": 50, "sum_err": 3e-15', '"sum": 50, "sum_err": 4e-15',
+                  '"sum": 51, "sum_err": -1', '"sum": "NaN", "sum_err": 0', '"sum": "Infinity", "sum_err": 0',
                   '"sum": 50, "sum_err": "Infinity"'])
      WITH ORDINALITY AS x(s, i) ORDER BY i;
--- Accepted within the room, the pair is written back as the exact sum.
-SELECT (state(:'ms', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 50.00004, "sum_err": -3e-15, "values": [20, 30]}', '50')::pipeline::jsonb)
-       -> 'state' -> 'operators';
--- An empty window sums to exactly 0: nothing else is accepted.
-SELECT try_spec(state(:'ms', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 1e-300, "sum_err": 0, "values": []}', 'null'));
+-- A MovingSum or MovingAverage pair is not compared with its ring: the
+-- sliding sums of 0.2.0 and 0.3.0 could drift arbitrarily far from it.
+-- 0.3.0 wrote this state of MovingSum over 4 after 1e300, 1e100, 1, -1e300,
+-- 0, 1e300: its sum (and its last result) 0, where the ring sums to 1.  It
+-- is read, written back with the exact sum, and continues from it: with 2
+-- more, 1 leaves and 2 arrives.
+\set old_ms '{"type": "Pipeline", "id": "pipeline", "input_port_types": ["number"], "output_port_types": ["number"], "operators": [{"type": "MovingSum", "id": "op1", "window_size": 4}], "connections": [], "entryOperator": "op1", "outputMappings": {"op1": {"o1": "o1"}}, "late": "error", "state": {"key_type": "integer", "key": "1", "progress": "1970-01-01 00:00:06+00", "rows": 6, "discarded": 0, "late": 0, "buffer": [0], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, "sum": 0, "sum_err": 0, "values": [1, -1e+300, 0, 1e+300]}}, "emissions": []}}'
+SELECT ops(:'old_ms');
+SELECT step(:'old_ms', 2);
+-- A pair accepted is written back as the exact sum, even when it was far
+-- from it.
+SELECT ops(state(:'ms', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 1e+300, "sum_err": 0, "values": [20, 30]}', '50'));
 -- Non-finite values are counted, not summed: the window [Infinity, 5]
--- sums its finite values to 5.
-SELECT try_spec(state(:'ms', '{"nan": 0, "pinf": 1, "ninf": 0, "sum": 5, "sum_err": 0, "values": ["Infinity", 5]}', '"Infinity"')),
-       try_spec(state(:'ms', '{"nan": 0, "pinf": 1, "ninf": 0, "sum": "Infinity", "sum_err": 0, "values": ["Infinity", 5]}', '"Infinity"'));
--- MovingAverage and StandardDeviation are held to the same rule; for
--- StandardDeviation the sums are of the values and of their squares, both
--- scaled by 2^-scale (here scale 4, so 20 and 30 are 1.25 and 1.875).
-SELECT try_spec(state('{"type": "MovingAverage", "window_size": 2}', '{"nan": 0, "pinf": 0, "ninf": 0, "sum": 60, "sum_err": 0, "values": [20, 30]}', '25'));
+-- holds 5 in its sum.
+SELECT ops(state(:'ms', '{"nan": 0, "pinf": 1, "ninf": 0, "sum": 5, "sum_err": 0, "values": ["Infinity", 5]}', '"Infinity"'));
+-- StandardDeviation's sums are of the values and of their squares (each as
+-- its exact pair), scaled by 2^-scale, and were recounted every window_size
+-- rows in 0.2.0 and 0.3.0 too.  Values that left the window since the last
+-- recount were below 2^(scale + 1), so the sums those versions wrote stay
+-- within 2^-20 of the exact sums, measured against the scaled magnitudes
+-- held plus 2 x window_size for the sum and 4 x window_size for the sum of
+-- squares (the most those values weigh).  Here scale 4, window 2: 20 and 30
+-- are 1.25 and 1.875, sums 3.125 and 5.078125, room (3.125 + 4) * 2^-20 =
+-- 6.79e-06 and (5.078125 + 8) * 2^-20 = 1.247e-05.
 SELECT s AS stored, try_spec(state('{"type": "StandardDeviation", "window_size": 2}',
          format('{"nan": 0, "pinf": 0, "ninf": 0, "scale": 4, "fresh": 1, "nonzero": 2, "near_top": 2, %s, "values": [20, 30]}', s),
          '7.0710678118654755')) AS read
 FROM unnest(ARRAY['"sum": 3.125, "sum_err": 0, "sumsq": 5.078125, "sumsq_err": 0',
-                  '"sum": 3.125, "sum_err": 0, "sumsq": 5.08, "sumsq_err": 0',
+                  '"sum": 3.125006, "sum_err": 0, "sumsq": 5.078137, "sumsq_err": 0',
+                  '"sum": 3.125, "sum_err": 0, "sumsq": 5.07814, "sumsq_err": 0',
+                  '"sum": 3.125007, "sum_err": 0, "sumsq": 5.078125, "sumsq_err": 0',
                   '"sum": 3.2, "sum_err": 0, "sumsq": 5.078125, "sumsq_err": 0'])
      WITH ORDINALITY AS x(s, i) ORDER BY i;
+-- 0.3.0 wrote this state of StandardDeviation over 5 just after 9.96921e36
+-- left the window: beside the square of that value its sum of squares lost
+-- those of the others (its last result, 9.77, was wrong).  Within the room,
+-- it is read and continues from the exact sums: with -4.5 more, the sample
+-- standard deviation of -19.17848549326277, -5.588309963978517,
+-- 13.139731974375781, 19.787164932467636, -4.5 is 15.66 (numeric).
+\set old_sd '{"type": "Pipeline", "id": "pipeline", "input_port_types": ["number"], "output_port_types": ["number"], "operators": [{"type": "StandardDeviation", "id": "op1", "window_size": 5}], "connections": [], "entryOperator": "op1", "outputMappings": {"op1": {"o1": "o1"}}, "late": "error", "state": {"key_type": "integer", "key": "1", "progress": "1970-01-01 00:00:08+00", "rows": 8, "discarded": 0, "late": 0, "buffer": [9.769840386246985], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, "scale": 122, "fresh": 3, "nonzero": 5, "near_top": 5, "sum": -1.3120300803695277e-36, "sum_err": 0, "sumsq": 1.3849949999555664e-71, "sumsq_err": -6.196536973906958e-88, "values": [-15.136049906158565, -19.17848549326277, -5.588309963978517, 13.139731974375781, 19.787164932467636]}}, "emissions": []}}'
+SELECT round(value::numeric, 2) AS continued,
+       (SELECT round(stddev_samp(x)::numeric, 2)
+        FROM unnest('{-19.17848549326277, -5.588309963978517, 13.139731974375781, 19.787164932467636, -4.5}'::numeric[]) AS x) AS numeric
+FROM pending((SELECT pipeline_agg(timestamptz '2026-01-02 00:00+00', -4.5, 1, :'old_sd'::pipeline)));
 -- CumulativeSum has no ring; its pair must be one the engine can hold:
 -- sum_err a rounding error of sum (below half its last digit).
 SELECT try_spec(state('{"type": "CumulativeSum"}', '{"sum": 1, "sum_err": 1e-17}', '1')),
