@@ -23,8 +23,8 @@ SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "
 -- 5 take 80000040 bytes; 67 take 1072000536 bytes.
 SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 5));
 SELECT try_spec(chain('"type": "WindowMinMax", "window_size": 1000000, "mode": "max"', 67));
--- MovingAverage(1000000): 8000000 bytes of values and 624 of sums and
--- counts (the exact sum takes 536): 8 take 64004992 bytes, 9 take 72005616.
+-- MovingAverage(1000000): 8000000 bytes of values and 648 of sums and
+-- counts (the exact sum takes 560): 8 take 64005184 bytes, 9 take 72005832.
 SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 8));
 SELECT try_spec(chain('"type": "MovingAverage", "window_size": 1000000', 9));
 -- The largest spec otherwise valid, 256 filters of 4096 taps, holds 8388608

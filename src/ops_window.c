@@ -85,11 +85,25 @@ core_state_size(const SpParams *p)
 	return sizeof(WindowCore);
 }
 
-/* acc rounded to a pair; a sum of finite values beyond float8 is an error. */
+/*
+ * acc rounded to a pair, for a state: a sum of finite values beyond float8
+ * is an error.
+ */
 static SpSum
 acc_pair(const SpAcc *acc)
 {
 	SpSum		r = sp_acc_pair(acc);
+
+	if (isinf(r.hi))
+		float_overflow_error();
+	return r;
+}
+
+/* The same to about 97 bits, for results (see sp_acc_approx). */
+static SpSum
+acc_approx(const SpAcc *acc)
+{
+	SpSum		r = sp_acc_approx(acc);
 
 	if (isinf(r.hi))
 		float_overflow_error();
@@ -153,6 +167,8 @@ core_push(WindowCore *c, SpRing *r, double x)
 	sp_ring_push(r, x);
 	if (!core_count_nonfinite(c, x, 1))
 		sp_acc_add(&c->acc, x);
+	/* normalised after every row, so that results read it in place */
+	sp_acc_normalise(&c->acc);
 	return sp_ring_full(r);
 }
 
@@ -166,13 +182,19 @@ core_nonfinite(const WindowCore *c)
 static double
 core_sum(const WindowCore *c)
 {
+	double		sum;
+
 	if (c->nan > 0 || (c->pinf > 0 && c->ninf > 0))
 		return get_float8_nan();
 	if (c->pinf > 0)
 		return get_float8_infinity();
 	if (c->ninf > 0)
 		return -get_float8_infinity();
-	return sp_sum_value(acc_pair(&c->acc));
+	/* the exact sum rounded once */
+	sum = sp_acc_round(&c->acc);
+	if (isinf(sum))
+		float_overflow_error();
+	return sum;
 }
 
 static void
@@ -180,7 +202,12 @@ core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	WindowCore *c = state;
 
-	/* what is written: the exact sum rounded (decoding overwrites it) */
+	/*
+	 * What is written: the exact sum rounded (decoding overwrites it).  The
+	 * sum is normalised too, so that the state is the bytes a restore of
+	 * what is written rebuilds.
+	 */
+	sp_acc_normalise(&c->acc);
 	c->sum = acc_pair(&c->acc);
 	v->i64(v, "nan", &c->nan);
 	v->i64(v, "pinf", &c->pinf);
@@ -240,6 +267,7 @@ core_restore(const SpParams *p, void *state, const SpRing *rings)
 		if (isfinite(x))
 			sp_acc_add(&c->acc, x);
 	}
+	sp_acc_normalise(&c->acc);
 	c->sum = acc_pair(&c->acc);
 }
 
@@ -284,7 +312,7 @@ moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 
 	if (core_nonfinite(c))
 		return core_sum(c) / p->window_size;
-	return sp_sum_value(sp_sum_div(acc_pair(&c->acc), p->window_size));
+	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), p->window_size));
 }
 
 const SpOpType sp_op_moving_average = {
@@ -457,6 +485,9 @@ stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 		stddev_recount(s, r);
 	else
 		stddev_account(s, x, 1);
+	/* normalised after every row, so that results read them in place */
+	sp_acc_normalise(&c->acc);
+	sp_acc_normalise(&s->accsq);
 	return sp_ring_full(r);
 }
 
@@ -475,11 +506,11 @@ stddev_value(const SpParams *p, const void *state, const SpRing *rings)
 	if (n == 1)
 		return 0.0;
 	/* sum of squared deviations = S2 - S1 * S1 / n, in double-double */
-	sum = acc_pair(&c->acc);
+	sum = acc_approx(&c->acc);
 	sq = sp_sum_div(sp_sum_mul(sum, sum), n);
 	sq.hi = -sq.hi;
 	sq.lo = -sq.lo;
-	var = sp_sum_value(sp_sum_add_sum(acc_pair(&s->accsq), sq)) / (n - 1);
+	var = sp_sum_value(sp_sum_add_sum(acc_approx(&s->accsq), sq)) / (n - 1);
 	/* rounding can leave a tiny negative where the true value is zero */
 	return var <= 0 ? 0.0 : ldexp(sqrt(var), (int) c->scale);
 }
@@ -490,7 +521,9 @@ stddev_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	StddevState *s = state;
 	WindowCore *c = &s->core;
 
-	/* what is written: the exact sums rounded (decoding overwrites them) */
+	/* what is written, as in core_visit */
+	sp_acc_normalise(&c->acc);
+	sp_acc_normalise(&s->accsq);
 	c->sum = acc_pair(&c->acc);
 	c->sumsq = acc_pair(&s->accsq);
 	v->i64(v, "nan", &c->nan);
@@ -596,6 +629,8 @@ stddev_restore(const SpParams *p, void *state, const SpRing *rings)
 		if (isfinite(x))
 			stddev_add(s, x, 1);
 	}
+	sp_acc_normalise(&s->core.acc);
+	sp_acc_normalise(&s->accsq);
 	s->core.sum = acc_pair(&s->core.acc);
 	s->core.sumsq = acc_pair(&s->accsq);
 }
