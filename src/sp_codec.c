@@ -136,3 +136,14 @@ sp_view_state_text(const SpValueView *view)
 	Assert(view->state != NULL);
 	return part_text(view->state, view->state_len, "state");
 }
+
+SpState *
+sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
+				   MemoryContext run_cxt, bool keep_emissions)
+{
+	Assert(view->state != NULL);
+	if (memchr(view->state, '\0', view->state_len) != NULL)
+		sp_bad_value("The state text contains a NUL byte.");
+	return sp_state_read_len(view->state, view->state_len, cfg, run_cxt,
+							 ERRCODE_INVALID_BINARY_REPRESENTATION, keep_emissions);
+}

@@ -31,6 +31,9 @@ typedef struct SpRing
 extern void sp_ring_init(SpRing *r, int64 limit, MemoryContext cxt);
 extern void sp_ring_grow(SpRing *r);
 
+/* Make room for n values (at most limit) at once, when there is less. */
+extern void sp_ring_reserve(SpRing *r, int64 n);
+
 /* Replace the contents with vals[0..n), oldest first; false if n > limit. */
 extern bool sp_ring_load(SpRing *r, const double *vals, int64 n);
 

@@ -218,6 +218,7 @@ static double
 read_f64(SpScan *s)
 {
 	char	   *text;
+	char		buf[64];
 	double		v;
 
 	if (sp_scan_peek(s, '"'))
@@ -231,12 +232,14 @@ read_f64(SpScan *s)
 			return -get_float8_infinity();
 		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", sp_json_shown(text));
 	}
-	text = sp_scan_number_text(s);
+	/* the writer's numbers fit the buffer: no allocation per value */
+	text = sp_scan_number(s, buf, sizeof(buf));
 	errno = 0;
 	v = strtod(text, NULL);
 	if (errno == ERANGE && isinf(v))
 		sp_scan_fail(s, "Number %s is out of range for float8", sp_json_shown(text));
-	pfree(text);
+	if (text != buf)
+		pfree(text);
 	return v;
 }
 
@@ -350,37 +353,38 @@ read_f64s(SpStateVisitor *v, const char *name, double *field, int n)
 		sp_scan_fail(s, "\"%s\" has %d values; %d were expected", name, i, n);
 }
 
+/*
+ * A ring, read into its own storage: the values are counted first, so that
+ * it is allocated once at its size (a state being read costs its text and
+ * its rings, nothing in between).
+ */
 static void
 read_ring(SpStateVisitor *v, const char *name, SpRing *r)
 {
 	SpScan	   *s = read_name(v, name);
-	int64		n = 0;
-	int64		cap = 16;
-	double	   *vals;
+	int64		n;
 
+	sp_scan_peek(s, '[');
+	n = sp_scan_count_values(s, r->limit);
+	/* checked before anything is allocated: no more than the window */
+	if (n > r->limit)
+		sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
+	sp_ring_clear(r);
+	sp_ring_reserve(r, n);
 	sp_scan_expect(s, '[');
-	vals = palloc(sizeof(double) * cap);
 	if (!sp_scan_accept(s, ']'))
 	{
 		do
 		{
-			/* checked before storing: no more than the window is ever held */
-			if (n == r->limit)
+			/* the count may be wrong for malformed text: checked again */
+			if (r->count == r->limit)
 				sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
-			if (n == cap)
-			{
-				cap = Min(cap * 2, r->limit);
-				vals = repalloc_huge(vals, sizeof(double) * cap);
-			}
-			if ((n & 0xFFFF) == 0)
+			if ((r->count & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			vals[n++] = read_f64(s);
+			sp_ring_push(r, read_f64(s));
 		} while (sp_scan_accept(s, ','));
 		sp_scan_expect(s, ']');
 	}
-	if (!sp_ring_load(r, vals, n))
-		sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
-	pfree(vals);
 }
 
 static int
@@ -486,10 +490,17 @@ read_buffer(SpScan *s, SpRun *run)
 		sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
 }
 
+/*
+ * "emissions", each checked as it is read (its time order too: progress is
+ * read by then).  Kept in st only when keep is set: a resumed run does not
+ * report them, and they would cost memory in proportion to the text.
+ */
 static void
-read_emissions(SpScan *s, SpState *st, int n_out)
+read_emissions(SpScan *s, SpState *st, int n_out, bool keep)
 {
 	int			cap = 8;
+	int64		n = 0;
+	TimestampTz prev = 0;
 
 	st->n_emit = 0;
 	st->emit = palloc(sizeof(SpEmission) * cap);
@@ -498,19 +509,27 @@ read_emissions(SpScan *s, SpState *st, int n_out)
 		return;
 	do
 	{
-		SpEmission *em;
+		SpEmission	one;
+		SpEmission *em = &one;
 		int64		port;
 
-		if (st->n_emit == cap)
+		if (keep)
 		{
-			if (cap >= MaxAllocHugeSize / sizeof(SpEmission) / 2)
-				sp_scan_fail(s, "Too many emissions");
-			cap *= 2;
-			st->emit = repalloc_huge(st->emit, sizeof(SpEmission) * cap);
+			if (st->n_emit == cap)
+			{
+				if (cap >= MaxAllocHugeSize / sizeof(SpEmission) / 2)
+					sp_scan_fail(s, "Too many emissions");
+				cap *= 2;
+				st->emit = repalloc_huge(st->emit, sizeof(SpEmission) * cap);
+			}
+			em = &st->emit[st->n_emit++];
 		}
-		em = &st->emit[st->n_emit++];
+		n++;
 		sp_scan_expect(s, '[');
 		em->ts = read_ts(s);
+		if (!st->has_progress || em->ts > st->progress || (n > 1 && em->ts < prev))
+			sp_scan_fail(s, "Emission " INT64_FORMAT " is out of time order", n);
+		prev = em->ts;
 		sp_scan_expect(s, ',');
 		em->key = sp_scan_string(s);
 		sp_scan_expect(s, ',');
@@ -522,7 +541,9 @@ read_emissions(SpScan *s, SpState *st, int n_out)
 		sp_scan_expect(s, ',');
 		em->value = read_f64(s);
 		sp_scan_expect(s, ']');
-		if ((st->n_emit & 0xFFFF) == 0)
+		if (!keep)
+			pfree(em->key);
+		if ((n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	} while (sp_scan_accept(s, ','));
 	sp_scan_expect(s, ']');
@@ -541,10 +562,7 @@ check_state(SpScan *s, const SpState *st)
 		sp_scan_fail(s, "A state with a key must have a progress");
 	if (st->rows > st->discarded && !st->has_progress)
 		sp_scan_fail(s, "A state that processed rows must have a progress");
-	for (int e = 0; e < st->n_emit; e++)
-		if (!st->has_progress || st->emit[e].ts > st->progress ||
-			(e > 0 && st->emit[e].ts < st->emit[e - 1].ts))
-			sp_scan_fail(s, "Emission %d is out of time order", e + 1);
+	/* the emissions' time order is checked as they are read */
 	if (st->key == NULL)
 	{
 		/* without a key, nothing is buffered and every operator is reset */
@@ -561,7 +579,7 @@ check_state(SpScan *s, const SpState *st)
 }
 
 static SpState *
-read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
+read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emissions)
 {
 	SpState    *st = palloc0(sizeof(SpState));
 
@@ -589,7 +607,7 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
 	read_operators(s, st->run);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "emissions");
-	read_emissions(s, st, cfg->n_out);
+	read_emissions(s, st, cfg->n_out, keep_emissions);
 	sp_scan_expect(s, '}');
 	check_state(s, st);
 	return st;
@@ -619,6 +637,13 @@ rethrow_as(MemoryContext cxt, int code)
 SpState *
 sp_state_read(const char *text, const SpConfig *cfg, MemoryContext run_cxt, int code)
 {
+	return sp_state_read_len(text, strlen(text), cfg, run_cxt, code, true);
+}
+
+SpState *
+sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
+				  MemoryContext run_cxt, int code, bool keep_emissions)
+{
 	MemoryContext cxt = CurrentMemoryContext;
 	SpState    *volatile st = NULL;
 
@@ -626,8 +651,8 @@ sp_state_read(const char *text, const SpConfig *cfg, MemoryContext run_cxt, int 
 	{
 		SpScan		s;
 
-		sp_scan_init(&s, text, code);
-		st = read_state(&s, cfg, run_cxt);
+		sp_scan_init_len(&s, text, len, code);
+		st = read_state(&s, cfg, run_cxt, keep_emissions);
 		sp_scan_finish(&s);
 	}
 	PG_CATCH();

@@ -61,6 +61,14 @@ extern SpState *sp_state_read(const char *text, const SpConfig *cfg,
 							  MemoryContext run_cxt, int code);
 
 /*
+ * The same for len bytes of text (not NUL-terminated, no NUL in them),
+ * read in place; the emissions are checked but kept only when
+ * keep_emissions is set.  Reading costs the rings and little else.
+ */
+extern SpState *sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
+								  MemoryContext run_cxt, int code, bool keep_emissions);
+
+/*
  * Split a pipeline's whole text into its configuration (returned, for the
  * spec reader) and the text of its "state" member (NULL when it has none).
  */
