@@ -210,6 +210,7 @@ sp_scan_member(SpScan *s, const char *name)
 		s->p = at;
 		sp_scan_fail(s, "Expected member \"%s\"", name);
 	}
+	pfree(got);
 	sp_scan_expect(s, ':');
 }
 

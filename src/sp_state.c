@@ -136,6 +136,31 @@ write_ring(SpStateVisitor *v, const char *name, SpRing *r)
 	appendStringInfoChar(buf, ']');
 }
 
+/*
+ * Room for what sp_state_write writes, overestimated: a float8 takes at
+ * most 24 characters and its separator 2, an integer field fewer than a
+ * float8's with its name, and escaping at most sextuples a key.  Reserving
+ * it at once spares the copies of a buffer that doubles as it fills; the
+ * room not written is never touched, so it costs no memory.
+ */
+static Size
+state_text_bound(const SpState *st)
+{
+	const SpRun *run = st->run;
+	const SpConfig *cfg = run->cfg;
+	Size		n = 1024 + 6 * strlen(st->key_type) + 26 * (Size) cfg->n_out;
+
+	if (st->key)
+		n += 6 * strlen(st->key);
+	for (int i = 0; i < cfg->n_ops; i++)
+		n += 6 * strlen(cfg->ops[i].id) + 64 * (cfg->ops[i].state_size / 8 + 8);
+	for (int r = 0; r < cfg->n_rings; r++)
+		n += 26 * (Size) run->rings[r].count;
+	for (int e = 0; e < st->n_emit; e++)
+		n += 64 + 6 * strlen(st->emit[e].key);
+	return n;
+}
+
 void
 sp_state_write(StringInfo buf, const SpState *st)
 {
@@ -144,7 +169,11 @@ sp_state_write(StringInfo buf, const SpState *st)
 	WriteCtx	w = {buf, true};
 	SpStateVisitor v = {write_f64, write_i64_field, write_f64s, write_ring, &w};
 	bool		first = true;
+	Size		room = state_text_bound(st);
 
+	/* a hint only: capped where a value could not grow anyway */
+	if (room < MaxAllocSize / 2 - (Size) buf->len)
+		enlargeStringInfo(buf, (int) room);
 	appendStringInfoString(buf, "{\"key_type\": ");
 	escape_json(buf, st->key_type);
 	appendStringInfoString(buf, ", \"key\": ");
@@ -224,12 +253,14 @@ read_f64(SpScan *s)
 	if (sp_scan_peek(s, '"'))
 	{
 		text = sp_scan_string(s);
-		if (strcmp(text, "NaN") == 0)
-			return get_float8_nan();
-		if (strcmp(text, "Infinity") == 0)
-			return get_float8_infinity();
-		if (strcmp(text, "-Infinity") == 0)
-			return -get_float8_infinity();
+		v = (strcmp(text, "NaN") == 0) ? get_float8_nan() :
+			(strcmp(text, "Infinity") == 0) ? get_float8_infinity() :
+			(strcmp(text, "-Infinity") == 0) ? -get_float8_infinity() : 0.0;
+		if (v != 0.0)
+		{
+			pfree(text);
+			return v;
+		}
 		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", sp_json_shown(text));
 	}
 	/* the writer's numbers fit the buffer: no allocation per value */
@@ -247,8 +278,9 @@ read_f64(SpScan *s)
 static int64
 read_i64(SpScan *s)
 {
+	char		buf[64];
 	bool		quoted = sp_scan_peek(s, '"');
-	char	   *text = quoted ? sp_scan_string(s) : sp_scan_number_text(s);
+	char	   *text = quoted ? sp_scan_string(s) : sp_scan_number(s, buf, sizeof(buf));
 	char	   *end;
 	int64		v;
 
@@ -258,12 +290,18 @@ read_i64(SpScan *s)
 
 		if (d != floor(d) || !(fabs(d) <= (double) EXACT_INT_LIMIT))
 			sp_scan_fail(s, "Expected an integer, not %s", sp_json_shown(text));
-		return (int64) d;
+		v = (int64) d;
 	}
-	errno = 0;
-	v = strtoi64(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0')
-		sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
+	else
+	{
+		errno = 0;
+		v = strtoi64(text, &end, 10);
+		if (errno != 0 || end == text || *end != '\0')
+			sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
+	}
+	/* nothing is kept per value read */
+	if (text != buf)
+		pfree(text);
 	return v;
 }
 
