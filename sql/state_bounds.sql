@@ -197,7 +197,7 @@ SELECT pipeline_late(pipeline_agg(timestamptz '2025-12-31 00:00+00', 1, 1,
 -- holds the exact sum of its window's finite values rounded to a pair
 -- ("sum" the nearest float8, "sum_err" the nearest to the rest), and
 -- reading a state rebuilds the sums from its ring, so a stored pair has no
--- effect on results.  Every pair must be finite with sum_err below half of
+-- effect on results.  Every pair must be finite with sum_err at most half of
 -- sum's last digit, as every version wrote it; StandardDeviation's must
 -- also lie near the exact sums (below).  MovingSum over 2 holding 20 and
 -- 30 (half of 50's last digit is 2^-48, about 3.55e-15):
@@ -207,6 +207,11 @@ FROM unnest(ARRAY['"sum": 50, "sum_err": 0', '"sum": 50, "sum_err": 3e-15', '"su
                   '"sum": 51, "sum_err": -1', '"sum": "NaN", "sum_err": 0', '"sum": "Infinity", "sum_err": 0',
                   '"sum": 50, "sum_err": "Infinity"'])
      WITH ORDINALITY AS x(s, i) ORDER BY i;
+-- The pair of an exact sum can fall on a tie: 1e16 + 713 + 1e-308 rounds to
+-- 1e16 + 714 (float8s are 2 apart there) and leaves -1 (plus 1e-308), and
+-- 1e16 + 714 - 1 would round to even, 1e16 + 712.  Written and read back.
+SELECT ops(pipeline_agg(to_timestamp(i), v, 1, '{"type": "MovingSum", "window_size": 4}'::pipeline ORDER BY i)::text)
+FROM unnest('{1e16, 3, 710, 1e-308}'::float8[]) WITH ORDINALITY AS t(v, i);
 -- A MovingSum or MovingAverage pair is not compared with its ring: the
 -- sliding sums of 0.2.0 and 0.3.0 could drift arbitrarily far from it.
 -- 0.3.0 wrote this state of MovingSum over 4 after 1e300, 1e100, 1, -1e300,
@@ -252,7 +257,7 @@ SELECT round(value::numeric, 2) AS continued,
         FROM unnest('{-19.17848549326277, -5.588309963978517, 13.139731974375781, 19.787164932467636, -4.5}'::numeric[]) AS x) AS numeric
 FROM pending((SELECT pipeline_agg(timestamptz '2026-01-02 00:00+00', -4.5, 1, :'old_sd'::pipeline)));
 -- CumulativeSum has no ring; its pair must be one the engine can hold:
--- sum_err a rounding error of sum (below half its last digit).
+-- sum_err at most half of sum's last digit.
 SELECT try_spec(state('{"type": "CumulativeSum"}', '{"sum": 1, "sum_err": 1e-17}', '1')),
        try_spec(state('{"type": "CumulativeSum"}', '{"sum": 1, "sum_err": 1}', '1'));
 -- Exact sums return exactly to earlier values however far apart the

@@ -61,7 +61,7 @@ static const char *
 sum_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	return sp_sum_is_normal(*(const SpSum *) state) ? NULL :
-		"sum_err is not a rounding error of sum";
+		"sum_err exceeds half of sum's last digit";
 }
 
 const SpOpType sp_op_cumulative_sum = {

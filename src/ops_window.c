@@ -247,7 +247,7 @@ core_check(const SpParams *p, const void *state, const SpRing *rings)
 		return "fields of another operator are set";
 	/* only its form: see the top of the file */
 	if (!isfinite(c->sum.hi) || !sp_sum_is_normal(c->sum))
-		return "sum_err is not a rounding error of a finite sum";
+		return "sum is not finite, or sum_err exceeds half of its last digit";
 	return NULL;
 }
 

@@ -14,6 +14,7 @@
 #ifndef SP_SUM_H
 #define SP_SUM_H
 
+#include <float.h>
 #include <math.h>
 
 #include "port/pg_bitutils.h"
@@ -122,15 +123,22 @@ sp_sum_value(SpSum a)
 }
 
 /*
- * Whether a is a pair this file produces: finite with hi the nearest float8
- * to hi + lo, or non-finite with lo zero.  A decoded state's pairs must be.
+ * Whether a is a pair in the form this file and sp_acc_pair produce: lo no
+ * more than half of hi's last digit (zero beside a zero or subnormal hi), or
+ * hi non-finite and lo zero.  A decoded state's pairs must be.  (hi need not
+ * be the nearest float8 to hi + lo: the exact pair of a sum whose remainder
+ * was rounded may fall on a tie, where hi + lo rounds to even.)
  */
 static inline bool
 sp_sum_is_normal(SpSum a)
 {
 	if (!isfinite(a.hi))
 		return a.lo == 0.0;
-	return isfinite(a.lo) && a.hi + a.lo == a.hi;
+	if (!isfinite(a.lo))
+		return false;
+	if (fabs(a.hi) < DBL_MIN)
+		return a.lo == 0.0;
+	return fabs(a.lo) <= ldexp(1.0, ilogb(a.hi) - 53);
 }
 
 /*
