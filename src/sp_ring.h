@@ -6,7 +6,8 @@
  * extrema deques, the filters' delay lines.  Storage is allocated on the
  * first push and doubles as values arrive, never beyond the limit that the
  * operator's parameters set, so a segment of three rows costs three slots
- * however large the window.  Clearing keeps the storage: a reset at a
+ * however large the window; a ring read from a state is allocated once at
+ * its size (sp_ring_reserve).  Clearing keeps the storage: a reset at a
  * boundary is O(1), and a ring never holds more than the largest segment
  * of its partition needed.
  *

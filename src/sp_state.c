@@ -5,7 +5,10 @@
  *
  * The operators' fields go through their state visitors, so this file
  * knows no operator.  Reading is a pull parse in the order the writer
- * uses: a state of any size is read in one pass, without a tree.
+ * uses: a state of any size is read in one pass, without a tree, where it
+ * is stored (no copy of its text), into rings allocated at their size, and
+ * allocating nothing that stays per value read; so resuming costs the
+ * detoasted text and the rings, and writing reserves its room at once.
  */
 #include "postgres.h"
 
