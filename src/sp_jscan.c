@@ -259,14 +259,16 @@ sp_scan_number(SpScan *s, char *buf, size_t size)
 
 	skip_ws(s);
 	p = number_end(s->p, s->end);
-	if (p == NULL)
-		sp_scan_fail(s, "Expected a number");
-	len = p - s->p;
-	text = (len < size) ? buf : palloc(len + 1);
-	memcpy(text, s->p, len);
-	text[len] = '\0';
-	s->p = p;
-	return text;
+	if (p != NULL)
+	{
+		len = p - s->p;
+		text = (len < size) ? buf : palloc(len + 1);
+		memcpy(text, s->p, len);
+		text[len] = '\0';
+		s->p = p;
+		return text;
+	}
+	sp_scan_fail(s, "Expected a number");
 }
 
 char *
