@@ -9,8 +9,12 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-DATA = src/segpipe--0.1.0.sql src/segpipe--0.2.0.sql src/segpipe--0.1.0--0.2.0.sql \
-	src/segpipe--0.2.0--0.3.0.sql
+# The install script of the first version and the chain of upgrade scripts
+# from it: CREATE EXTENSION runs segpipe--0.1.0.sql, then each upgrade
+# script up to default_version, so a fresh install and an upgraded one run
+# the same statements.  A released script never changes; a new version adds
+# one upgrade script here.
+DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
 
 OBJS = \
 	src/sp_json.o \
@@ -36,11 +40,12 @@ OBJS = \
 	src/sp_rowvalue.o \
 	src/segment_agg.o \
 	src/pipeline_agg.o \
+	src/pipeline_agg_row.o \
 	src/pipeline_access.o \
 	src/pipeline_punct.o \
 	src/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain casts trusted punctuate heartbeats chaining
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain casts trusted punctuate heartbeats chaining hostile
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

@@ -1,12 +1,12 @@
--- Arithmetic operators (SPEC section 5): Scale, Add, Power, the functions of
--- one value (Abs, Sign, Floor, Ceil, Round, Sin, Cos, Tan, Exp, Log, Log10),
--- LessThanOrEqualToReplace, and the operators with several data ports
--- (Addition, Subtraction, Multiplication, Division, Linear).  Arithmetic
--- follows PostgreSQL's float8 operators and functions, errors included.
--- Single-port operators are traced row by row with trace() from setup.sql;
--- multi-port ones go through the array form of segment_agg.  Every expected
--- value was computed by hand (transcendental values with the server's
--- built-in functions).
+-- Arithmetic operators (docs/reference.md, "Operators"): Scale, Add, Power,
+-- the functions of one value (Abs, Sign, Floor, Ceil, Round, Sin, Cos, Tan,
+-- Exp, Log, Log10), LessThanOrEqualToReplace, and the operators with several
+-- data ports (Addition, Subtraction, Multiplication, Division, Linear).
+-- Arithmetic follows PostgreSQL's float8 operators and functions, errors
+-- included.  Single-port operators are traced row by row with trace() from
+-- setup.sql; multi-port ones go through the array form of segment_agg.  Every
+-- expected value was computed by hand (transcendental values with the
+-- server's built-in functions).
 \pset format unaligned
 \pset null 'null'
 -- Errors are shown as their one ERROR line.

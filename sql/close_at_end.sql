@@ -1,9 +1,9 @@
 -- close_at_end => true: the partition's last row also closes the open
--- segment, and reports it as a boundary would (SPEC section 3).  A row
--- reports one closing at most: when the last row is itself a boundary, it
--- reports the segment it closes, and the one-row segment it opens is not
--- reported.  segment_key follows the same rule.  Expected values worked out
--- by hand.
+-- segment, and reports it as a boundary would (docs/tour.md, "At the end of
+-- the partition").  A row reports one closing at most: when the last row is
+-- itself a boundary, it reports the segment it closes, and the one-row
+-- segment it opens is not reported.  segment_key follows the same rule.
+-- Expected values worked out by hand.
 \pset format unaligned
 \pset null 'null'
 
@@ -41,8 +41,8 @@ FROM (VALUES ('c', 1, 1, 7), ('c', 2, 2, NULL), ('d', 1, NULL, NULL), ('d', 2, 3
 WINDOW w AS (PARTITION BY m ORDER BY ts)
 ORDER BY m, ts;
 
--- The array form, and false (the rule of SPEC section 2: the last segment
--- stays open).
+-- The array form, and false (the segment rule of docs/tour.md: the last
+-- segment stays open).
 SELECT ts, segment_agg(ARRAY[v], k, '{"type": "CumulativeSum"}', true) OVER w AS closing,
        segment_agg(ARRAY[v], k, '{"type": "CumulativeSum"}', false) OVER w AS not_closing,
        segment_key(ARRAY[v], k, true) OVER w AS closed,

@@ -1,10 +1,10 @@
--- DSP operators (SPEC section 5): Difference, FiniteImpulseResponse (FIR)
--- and InfiniteImpulseResponse (IIR), each traced row by row with trace()
--- from setup.sql: after prefix n, the value the output buffer holds, or
--- '-'.  Arithmetic is float8's, errors included; the FIR and IIR sums are
--- compensated.  Runtime errors are shown with segment_agg() directly (inside
--- trace() they would carry a CONTEXT line).  Every expected value was
--- computed by hand.
+-- DSP operators (docs/reference.md, "Operators"): Difference,
+-- FiniteImpulseResponse (FIR) and InfiniteImpulseResponse (IIR), each traced
+-- row by row with trace() from setup.sql: after prefix n, the value the
+-- output buffer holds, or '-'.  Arithmetic is float8's, errors included; the
+-- FIR and IIR sums are compensated.  Runtime errors are shown with
+-- segment_agg() directly (inside trace() they would carry a CONTEXT line).
+-- Every expected value was computed by hand.
 \pset format unaligned
 \pset null 'null'
 

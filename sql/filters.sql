@@ -1,12 +1,12 @@
--- Filters and comparisons (SPEC section 5): GreaterThan, LessThan, EqualTo,
--- NotEqualTo pass the rows that satisfy them and drop the others; CompareGT,
--- CompareLT, CompareGTE, CompareLTE, CompareEQ, CompareNEQ emit a boolean on
--- every row; BooleanToNumber turns a boolean into 1 / 0.  trace() (from
--- setup.sql) shows, after prefix n, the value the output buffer holds, or
--- '-': for a filter, the last value that passed so far; booleans show as
--- 1 / 0.  Ordering is PostgreSQL's: NaN equals NaN and is greater than every
--- other value, Infinity included; -0 = 0.  Every expected value was
--- computed by hand.
+-- Filters and comparisons (docs/reference.md, "Operators"): GreaterThan,
+-- LessThan, EqualTo, NotEqualTo pass the rows that satisfy them and drop the
+-- others; CompareGT, CompareLT, CompareGTE, CompareLTE, CompareEQ, CompareNEQ
+-- emit a boolean on every row; BooleanToNumber turns a boolean into 1 / 0.
+-- trace() (from setup.sql) shows, after prefix n, the value the output buffer
+-- holds, or '-': for a filter, the last value that passed so far; booleans
+-- show as 1 / 0.  Ordering is PostgreSQL's: NaN equals NaN and is greater
+-- than every other value, Infinity included; -0 = 0.  Every expected value
+-- was computed by hand.
 \pset format unaligned
 \pset null 'null'
 
@@ -165,7 +165,7 @@ SELECT trace('{"type": "Pipeline",
 
 -- The pipeline's input port must match its entry operator: BooleanToNumber
 -- takes a boolean, a comparison takes a number.  When input_port_types is
--- left out it defaults to the entry operator's ports (a README decision),
+-- left out it defaults to the entry operator's ports (a decision in docs/design.md),
 -- here ["boolean"], so the first spec is valid.
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["number"], "operators": [{"type": "BooleanToNumber", "id": "b2n"}]}');

@@ -1,7 +1,8 @@
--- Keys of any type with an equality (SPEC sections 1 and 2).  Keys compare
--- with the type's default equality (its btree or hash operator class) and
--- the call's collation.  Every expected value below was worked out by hand
--- from that rule.
+-- Keys of any type with an equality (docs/tour.md, "Keys of any type";
+-- docs/design.md, "Keys compare with their type's default equality").  Keys
+-- compare with the type's default equality (its btree or hash operator class)
+-- and the call's collation.  Every expected value below was worked out by
+-- hand from that rule.
 \pset format unaligned
 \pset null 'null'
 SET DateStyle = 'ISO, YMD';

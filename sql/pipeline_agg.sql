@@ -1,4 +1,5 @@
--- pipeline_agg and the accessors of its result (SPEC sections 2 and 3).
+-- pipeline_agg and the accessors of its result (docs/reference.md, "Stored
+-- pipelines").
 \pset format unaligned
 \pset null 'null'
 SET TimeZone = 'UTC';

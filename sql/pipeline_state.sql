@@ -1,5 +1,5 @@
 -- The state a pipeline carries: its text and binary forms, read back as
--- hostile input (SPEC section 6).
+-- hostile input (docs/design.md, "The state's text").
 \pset format unaligned
 \pset null 'null'
 SET TimeZone = 'UTC';
@@ -25,12 +25,20 @@ END $$;
 CREATE TABLE base (t text);
 INSERT INTO base VALUES ('{"type": "MovingAverage", "window_size": 2, "state": {"key_type": "integer", "key": "1", "progress": "2026-01-01 00:00:03+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [25], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, "sum": 50, "sum_err": 0, "values": [20, 30]}}, "emissions": []}}');
 SELECT t::pipeline FROM base;
--- Keys are stored as their type prints them; integers may be written as
--- strings; floats in any JSON form.
+-- Keys are kept as they are written: reading a value never parses them
+-- (the key type's input function is not the value's to call).  Integers
+-- may be written as strings; floats in any JSON form.
 SELECT pipeline_key(replace(t, '"key": "1"', '"key": " +01"')::pipeline),
        pipeline_rows(replace(t, '"rows": 3', '"rows": "3"')::pipeline),
        (SELECT value FROM pending(replace(t, '[25]', '[2.5e1]')::pipeline))
 FROM base;
+-- A run that continues from " +01" reads it with its own key type: the
+-- integer 1, so key 1 continues the segment, and the emission carries the
+-- key as integer prints it.
+SELECT e.* FROM base,
+  emissions((SELECT pipeline_agg(ts, v, k, replace(t, '"key": "1"', '"key": " +01"')::pipeline ORDER BY ts)
+             FROM (VALUES ('2026-01-01 00:00:04+00'::timestamptz, 40.0, 1),
+                          ('2026-01-01 00:00:05+00', 0, 2)) AS r(ts, v, k))) AS e;
 -- It continues as the run it describes: 40 makes the average 35, and a
 -- new key emits it.
 SELECT e.* FROM base,
@@ -49,10 +57,8 @@ FROM base, (VALUES
   ('operator field missing', '"sum_err": 0, ', ''),
   ('operator field unknown', '"sum_err": 0, ', '"sum_err": 0, "x": 1, '),
   ('operator state inconsistent', '"nan": 0', '"nan": 1'),
-  ('unknown key type', '"key_type": "integer"', '"key_type": "no_such_type"'),
-  ('key type not canonical', '"key_type": "integer"', '"key_type": "int4"'),
-  ('key type not a name', '"key_type": "integer"', '"key_type": "integer integer"'),
-  ('key not of its type', '"key": "1"', '"key": "one"'),
+  ('empty key type', '"key_type": "integer"', '"key_type": ""'),
+  ('key type name too long', '"key_type": "integer"', '"key_type": "' || repeat('t', 265) || '"'),
   ('NaN as a count', '"rows": 3', '"rows": "NaN"'),
   ('fraction as a count', '"rows": 3', '"rows": 2.5'),
   ('count beyond int64', '"rows": 3', '"rows": 99999999999999999999'),
@@ -75,6 +81,33 @@ FROM base, (VALUES
   ('emission too short', '"emissions": []', '"emissions": [["2026-01-01 00:00:02+00", "0", 1]]'),
   ('state cut short', '"emissions": []}}', '"emissions": ['),
   ('a \u escape beyond ASCII', '"key": "1"', '"key": "\u00e9"')
+) AS c(label, old, new)
+ORDER BY label COLLATE "C";
+
+-- The key type is only a name when a value is read: one that names no
+-- type, another spelling, one that is not a name, a key its type does not
+-- read, all read back as written.  A run that continues from them compares
+-- the name with its own key type's (integer here), and reads the key with
+-- that type: each is refused then, naming what is wrong.
+CREATE FUNCTION try_resume(p text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    detail text;
+    got pipeline;
+BEGIN
+    SELECT pipeline_agg('2026-01-01 00:00:04+00', 1.0, 1, p::pipeline) INTO got;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || coalesce(' (' || nullif(detail, '') || ')', '');
+END $$;
+SELECT label, try_state(replace(t, old, new)) AS read, try_resume(replace(t, old, new)) AS resume
+FROM base, (VALUES
+  ('unknown key type', '"key_type": "integer"', '"key_type": "no_such_type"'),
+  ('key type not canonical', '"key_type": "integer"', '"key_type": "int4"'),
+  ('key type not a name', '"key_type": "integer"', '"key_type": "integer integer"'),
+  ('key not of its type', '"key": "1"', '"key": "one"'),
+  ('key out of its range', '"key": "1"', '"key": "99999999999"'),
+  ('unchanged', '', '')
 ) AS c(label, old, new)
 ORDER BY label COLLATE "C";
 
@@ -197,6 +230,7 @@ SELECT try_recv(wire(2, '{"type": "CumulativeSum"}', '') || '\x00'::bytea, :'raw
 SELECT try_recv(wire(2, '{"type": "CumulativeSum"}', '{"key_type": "integer"}'), :'rawfile');
 SELECT try_recv(wire(2, '{"type": "MovingSum", "window_size": 1}',
   '{"key_type": "integer", "key": "7", "progress": "2026-01-01 00:00:01+00", "rows": 1, "discarded": 0, "late": 0, "buffer": [1.5], "operators": {"op1": {"sum": 1.5, "sum_err": 0}}, "emissions": []}'), :'rawfile');
+-- A key its type does not read is read (as in text), refused on resuming.
 SELECT try_recv(wire(2, '{"type": "CumulativeSum"}',
   '{"key_type": "integer", "key": "x", "progress": "2026-01-01 00:00:01+00", "rows": 1, "discarded": 0, "late": 0, "buffer": [1.5], "operators": {"op1": {"sum": 1.5, "sum_err": 0}}, "emissions": []}'), :'rawfile');
 SELECT try_recv(wire(2, '{"type": "CumulativeSum"}',
@@ -204,5 +238,5 @@ SELECT try_recv(wire(2, '{"type": "CumulativeSum"}',
 \setenv SEGPIPE_TEST_DIR :dir
 \! rm -rf "$SEGPIPE_TEST_DIR"
 
-DROP FUNCTION try_state(text), try_recv(bytea, text), wire(int, text, text), em(pipeline);
+DROP FUNCTION try_state(text), try_resume(text), try_recv(bytea, text), wire(int, text, text), em(pipeline);
 DROP TABLE base, specs, stream, stored, restored;

@@ -1,6 +1,6 @@
--- Punctuation rows (SPEC section 2): a NULL value says "time has reached
--- ts".  It never reaches an operator; a non-NULL key that differs from the
--- current one closes the segment on that row.
+-- Punctuation rows (docs/tour.md, "Punctuation"): a NULL value says "time has
+-- reached ts".  It never reaches an operator; a non-NULL key that differs
+-- from the current one closes the segment on that row.
 \pset format unaligned
 \pset null 'null'
 

@@ -1,6 +1,7 @@
--- The segment rule (SPEC section 2), case by case.  Every expected value
--- below was computed by hand from the rule: a row emits only when its key
--- differs from the current one, and then emits the segment that closed.
+-- The segment rule (docs/tour.md, "The segment rule"), case by case.  Every
+-- expected value below was computed by hand from the rule: a row emits only
+-- when its key differs from the current one, and then emits the segment that
+-- closed.
 \pset format unaligned
 \pset null 'null'
 

@@ -1,7 +1,7 @@
--- segment_agg with a spec that carries state (SPEC section 3): each
--- partition starts from that state as pipeline_agg resumes from it, so
--- pipeline_agg over rows A, then segment_agg over rows B, emits on B's rows
--- what segment_agg over A then B in one partition emits there.
+-- segment_agg with a spec that carries state (docs/reference.md, "Window
+-- functions"): each partition starts from that state as pipeline_agg resumes
+-- from it, so pipeline_agg over rows A, then segment_agg over rows B, emits
+-- on B's rows what segment_agg over A then B in one partition emits there.
 \pset format unaligned
 \pset null 'null'
 SET TimeZone = 'UTC';

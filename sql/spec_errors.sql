@@ -1,7 +1,7 @@
 -- Every invalid spec is refused when it is read, with a message naming the
--- field, operator or port at fault (SPEC section 4): what is wrong in the
--- message, where in a context line (the operator, connection or output
--- mapping), and the name probably meant in a hint.  try_spec() (from
+-- field, operator or port at fault (docs/reference.md, "The spec"): what is
+-- wrong in the message, where in a context line (the operator, connection or
+-- output mapping), and the name probably meant in a hint.  try_spec() (from
 -- setup.sql) shows the SQLSTATE, message, detail, hint and context of the
 -- error, or 'ok'.
 \pset format unaligned
@@ -75,8 +75,11 @@ SELECT try_spec('{"type": "Pipeline", "input_port_types": [' || rtrim(repeat('"n
 
 -- Operators: unknown type, missing, out-of-range, ill-typed or unknown
 -- parameters, bad or duplicate ids.  An unrecognized type suggests the
--- closest type names, an exact match but for case first.
+-- closest type names, an exact match but for case first; when none is
+-- close, the hint points at the list of operator types.
 SELECT try_spec('{"type": "Foo"}');
+SELECT try_spec('{"type": "Max"}');
+SELECT try_spec('{"type": "Mean", "window_size": 3}');
 SELECT try_spec('{"type": "' || repeat('x', 100) || '"}');
 SELECT try_spec('{"type": "movingaverage", "window_size": 10}');
 SELECT try_spec('{"type": "MovingAvg", "window_size": 10}');
@@ -97,6 +100,14 @@ SELECT try_spec('{"type": "Pipeline", "operators": [{"tpye": "MovingAverage", "w
 SELECT try_spec('{"type": "Identity", "window_size": 3}');
 SELECT try_spec('{"type": "MovingAverage", "window_size": 3, "factor": 2}');
 SELECT try_spec('{"type": "WindowMinMax", "window_size": 3, "mode": "min", "x": 1}');
+-- A pipeline's field in an operator says where it belongs: the one-operator
+-- shorthand takes the operator's members only, so "late" (or any other
+-- field of the pipeline) needs the full form; inside "operators", it goes
+-- beside them.  The full form takes it.
+SELECT try_spec('{"type": "MovingAverage", "window_size": 3, "late": "drop"}');
+SELECT try_spec('{"type": "Identity", "outputMappings": {"op1": {"o1": "o1"}}}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "MaxTracker", "late": "drop"}]}');
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "MovingAverage", "window_size": 3}], "late": "drop"}');
 -- A value given wrong comes before a parameter missing.
 SELECT try_spec('{"type": "WindowMinMax", "window_size": 0}');
 SELECT try_spec('{"type": "Identity", "id": 5}');

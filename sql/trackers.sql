@@ -1,6 +1,6 @@
--- Running operators ("trackers", SPEC section 5), each traced row by row
--- with trace() from setup.sql: after prefix n, the value the output buffer
--- holds, or '-'.  Every expected value was computed by hand.
+-- Running operators ("trackers", docs/reference.md, "Operators"), each traced
+-- row by row with trace() from setup.sql: after prefix n, the value the
+-- output buffer holds, or '-'.  Every expected value was computed by hand.
 \pset format unaligned
 \pset null 'null'
 

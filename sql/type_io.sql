@@ -1,4 +1,5 @@
--- The pipeline type's text and binary forms (SPEC section 6).
+-- The pipeline type's text and binary forms (docs/reference.md, "The binary
+-- form"; docs/design.md, "The state's text").
 \pset format unaligned
 \pset null 'null'
 

@@ -1,6 +1,6 @@
--- Windowed operators (SPEC section 5), each traced row by row with trace()
--- from setup.sql: after prefix n, the value the output buffer holds, or
--- '-'.  Every expected value was computed by hand.
+-- Windowed operators (docs/reference.md, "Operators"), each traced row by row
+-- with trace() from setup.sql: after prefix n, the value the output buffer
+-- holds, or '-'.  Every expected value was computed by hand.
 \pset format unaligned
 \pset null 'null'
 

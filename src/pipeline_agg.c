@@ -1,7 +1,7 @@
 /*
  * pipeline_agg.c
  *	  pipeline_agg(): the segment rule as an ordinary aggregate whose result
- *	  is a pipeline carrying its state (SPEC sections 2 and 3).
+ *	  is a pipeline carrying its state (docs/reference.md, "Stored pipelines").
  *
  * The transition state is the engine's run plus what the segment rule
  * needs around it: the current key, the latest timestamp processed, the
@@ -17,7 +17,6 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -57,7 +56,7 @@ struct AggState
 	const SpConfig *cfg;
 	SpRun	   *run;
 	SpKeyType	kt;				/* the key type and its equality (sp_key.h) */
-	Datum		key;			/* valid when run->has_key */
+	SpKeyState	ks;				/* the current key, has_key as run->has_key */
 	bool		has_progress;
 	TimestampTz progress;
 	int64		rows;
@@ -110,32 +109,13 @@ config_for(FunctionCallInfo fcinfo, const SpValueView *view, MemoryContext aggcx
 	return cfg;
 }
 
-/* A key that outlives the row: by-reference keys are copied to the run's memory. */
-static Datum
-copy_key(AggState *as, Datum key)
-{
-	MemoryContext old;
-	Datum		copy;
-
-	if (as->kt.typbyval)
-		return key;
-	old = MemoryContextSwitchTo(as->cxt);
-	copy = datumCopy(key, false, as->kt.typlen);
-	MemoryContextSwitchTo(old);
-	return copy;
-}
-
 /* Continue from a stored state: the run, the key, progress and counters. */
 static void
 resume(AggState *as, const SpValueView *view)
 {
-	SpKeyState	ks;
 	SpState		info;
 
-	sp_key_state_init(&ks, &as->kt, as->cxt);
-	as->run = sp_resume_state(view, as->cfg, &ks, &info);
-	if (ks.has_key)
-		as->key = ks.key;
+	as->run = sp_resume_state(view, as->cfg, &as->ks, &info);
 	as->has_progress = info.has_progress;
 	as->progress = info.progress;
 	as->rows = info.rows;
@@ -149,20 +129,18 @@ resume(AggState *as, const SpValueView *view)
  * call's collation and its cache of parsed configurations.
  */
 AggState *
-sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, MemoryContext cxt)
+sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
+			 MemoryContext cxt)
 {
 	AggState   *as;
 	SpValueView view;
 
-	if (!OidIsValid(key_type))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-				 errmsg("could not determine the key's data type")));
 	(void) sp_value_open(spec, &view);
 	as = MemoryContextAllocZero(cxt, sizeof(AggState));
 	as->cxt = cxt;
 	as->cfg = config_for(fcinfo, &view, cxt);
-	sp_key_type_init(&as->kt, key_type, PG_GET_COLLATION(), cxt);
+	sp_key_type_init(&as->kt, key_type, collation, cxt);
+	sp_key_state_init(&as->ks, &as->kt, cxt);
 	if (view.state != NULL)
 		resume(as, &view);
 	else
@@ -170,8 +148,8 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, MemoryContext cx
 	return as;
 }
 
-static AggState *
-agg_state(FunctionCallInfo fcinfo)
+AggState *
+sp_agg_state(FunctionCallInfo fcinfo, Oid key_type, Oid collation)
 {
 	MemoryContext aggcxt;
 
@@ -183,8 +161,21 @@ agg_state(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("spec must not be null")));
-	return sp_agg_begin(fcinfo, PG_GETARG_DATUM(ARG_SPEC),
-						get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY), aggcxt);
+	return sp_agg_begin(fcinfo, PG_GETARG_DATUM(ARG_SPEC), key_type, collation, aggcxt);
+}
+
+Oid
+sp_agg_key_type(const AggState *as)
+{
+	return as->kt.type;
+}
+
+/* pipeline_agg's state: the key is the argument, of its own type */
+static AggState *
+agg_state_key(FunctionCallInfo fcinfo)
+{
+	return sp_agg_state(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY),
+						PG_GET_COLLATION());
 }
 
 /*
@@ -258,11 +249,6 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 void
 sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
-	SpRun	   *run = as->run;
-	bool		had_key = run->has_key;
-	Datum		closed = as->key;
-	SpKeyEvent	ev;
-
 	/* discarded rows are among these, so they stay within the cap too */
 	as->rows = sp_count_next(as->rows, SP_MAX_COUNT, "A pipeline");
 	if (knull)
@@ -279,24 +265,14 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 	}
 	as->has_progress = true;
 	as->progress = ts;
-	if (had_key && sp_keys_equal(&as->kt, as->key, key))
-		ev = SP_KEY_SAME;
-	else
-	{
-		ev = SP_KEY_NEW;
-		as->key = copy_key(as, key);
-	}
-	if (sp_run_row(run, values, ev))
-		record_emissions(as, ts, closed);
-	else if (ev == SP_KEY_NEW && had_key && !as->kt.typbyval)
-		pfree(DatumGetPointer(closed));
+	/* a boundary emits the closed segment: its key is kept with the emissions */
+	if (sp_run_row(as->run, values, sp_key_track(&as->ks, false, key)))
+		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
-/* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
-Datum
-pipeline_agg_step(PG_FUNCTION_ARGS)
+void
+sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	AggState   *as = agg_state(fcinfo);
 	TimestampTz ts;
 	double		value;
 
@@ -305,17 +281,13 @@ pipeline_agg_step(PG_FUNCTION_ARGS)
 	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
 	{
 		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
-		sp_agg_row(as, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value,
-				   PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
+		sp_agg_row(as, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value, knull, key);
 	}
-	PG_RETURN_POINTER(as);
 }
 
-/* pipeline_agg(ts timestamptz, value float8[], key anyelement, spec pipeline) */
-Datum
-pipeline_agg_step_array(PG_FUNCTION_ARGS)
+void
+sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	AggState   *as = agg_state(fcinfo);
 	TimestampTz ts;
 
 	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
@@ -324,9 +296,27 @@ pipeline_agg_step_array(PG_FUNCTION_ARGS)
 		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
 			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
 
-		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL,
-				   PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
+		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
 	}
+}
+
+/* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
+Datum
+pipeline_agg_step(PG_FUNCTION_ARGS)
+{
+	AggState   *as = agg_state_key(fcinfo);
+
+	sp_agg_step_scalar(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
+	PG_RETURN_POINTER(as);
+}
+
+/* pipeline_agg(ts timestamptz, value float8[], key anyelement, spec pipeline) */
+Datum
+pipeline_agg_step_array(PG_FUNCTION_ARGS)
+{
+	AggState   *as = agg_state_key(fcinfo);
+
+	sp_agg_step_array(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	PG_RETURN_POINTER(as);
 }
 
@@ -356,8 +346,8 @@ sp_agg_result(const AggState *as)
 
 	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
 	nest = sp_keyio_begin();
-	if (as->run->has_key)
-		st.key = sp_keyio_to_text(&io, as->key);
+	if (as->ks.has_key)
+		st.key = sp_keyio_to_text(&io, as->ks.key);
 	for (int s = 0; s < as->n_seg; s++)
 		seg_text[s] = sp_keyio_to_text(&io, as->seg_keys[s]);
 	sp_keyio_end(nest);

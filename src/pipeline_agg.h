@@ -2,8 +2,9 @@
  * pipeline_agg.h
  *	  The segment rule over timestamped rows, as pipeline_agg runs it: one
  *	  run, fed row by row, whose result is a pipeline carrying its state.
- *	  punctuate() feeds it one punctuation row, so that the two cannot
- *	  disagree.
+ *	  punctuate() feeds it one punctuation row, and pipeline_agg_row
+ *	  (pipeline_agg_row.c) its rows with the key taken out of a row, so
+ *	  that the three cannot disagree.
  */
 #ifndef PIPELINE_AGG_H
 #define PIPELINE_AGG_H
@@ -14,7 +15,22 @@
 typedef struct AggState AggState;
 
 extern AggState *sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type,
-							  MemoryContext cxt);
+							  Oid collation, MemoryContext cxt);
+/*
+ * An aggregate call's state: its first row begins it from the spec
+ * argument, with keys of key_type compared under collation.
+ */
+extern AggState *sp_agg_state(FunctionCallInfo fcinfo, Oid key_type, Oid collation);
+extern Oid	sp_agg_key_type(const AggState *as);
+
+/*
+ * One row of an aggregate call (ts, value, key, spec arguments): the scalar
+ * form (a float8 value, NULL for punctuation) or the array form (one value
+ * per data port).
+ */
+extern void sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
+extern void sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
+
 extern bool sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied);
 extern void sp_agg_row(AggState *as, TimestampTz ts, const double *values,
 					   bool knull, Datum key);

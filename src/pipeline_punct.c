@@ -38,7 +38,8 @@ pipeline_punctuate(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(ARG_P))
 		PG_RETURN_NULL();
 	as = sp_agg_begin(fcinfo, PG_GETARG_DATUM(ARG_P),
-					  get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY), CurrentMemoryContext);
+					  get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY), PG_GET_COLLATION(),
+					  CurrentMemoryContext);
 	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
 	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, true))
 		sp_agg_row(as, ts, NULL, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));

@@ -3,16 +3,17 @@
  *	  SQL-callable input/output functions of the `pipeline` type, and its
  *	  equality and bytewise order.
  *
- * Whatever comes in, as text or binary, is read fully (configuration,
- * state, keys) and stored in canonical form, so equal pipelines are equal
- * bytes and the operators compare bytes.
+ * Whatever comes in, as text or binary, is read fully (configuration and
+ * state) and stored in canonical form, so equal pipelines are equal bytes
+ * and the operators compare bytes.  Keys and their type's name are the
+ * exception: they are kept as the text they came as, never parsed or looked
+ * up here (sp_keyio.h says why), so a value with a hand-written "03" for an
+ * integer key is another value than the one segpipe writes, "3".
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "common/hashfn.h"
-#include "libpq/pqformat.h"
-#include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
 #include "sp_codec.h"
@@ -47,17 +48,15 @@ value_from_texts(const char *config, const char *state, int code)
 	if (state == NULL)
 		return sp_value_from_config(cfg);
 	st = sp_state_read(state, cfg, CurrentMemoryContext, code);
-	sp_state_canonical_keys(st, code);
 	return sp_value_build(cfg, st);
 }
 
 Datum
 pipeline_in(PG_FUNCTION_ARGS)
 {
-	char	   *text = PG_GETARG_CSTRING(0);
 	char	   *state;
-	char	   *config = sp_state_split_document(text, &state,
-												 ERRCODE_INVALID_TEXT_REPRESENTATION);
+	char	   *config = sp_text_split(PG_GETARG_CSTRING(0), &state,
+									   ERRCODE_INVALID_TEXT_REPRESENTATION);
 
 	PG_RETURN_POINTER(value_from_texts(config, state, ERRCODE_INVALID_TEXT_REPRESENTATION));
 }
@@ -66,81 +65,18 @@ Datum
 pipeline_out(PG_FUNCTION_ARGS)
 {
 	SpValueView view;
-	StringInfoData buf;
 
 	(void) sp_value_open(PG_GETARG_DATUM(0), &view);
-	if (view.state == NULL)
-		PG_RETURN_CSTRING(pnstrdup(view.config, view.config_len));
-	initStringInfo(&buf);
-	/* the state goes inside the configuration's closing brace */
-	appendBinaryStringInfo(&buf, view.config, view.config_len - 1);
-	appendStringInfoString(&buf, ", \"state\": ");
-	appendBinaryStringInfo(&buf, view.state, view.state_len);
-	appendStringInfoChar(&buf, '}');
-	PG_RETURN_CSTRING(buf.data);
+	PG_RETURN_CSTRING(sp_value_text(&view));
 }
 
-/* len bytes of text in the client encoding, checked, in the server's. */
-static char *
-wire_text(StringInfo buf, uint32 len, const char *what)
-{
-	int			nbytes;
-
-	if (memchr(buf->data + buf->cursor, '\0', len) != NULL)
-		sp_bad_value(psprintf("The %s text contains a NUL byte.", what));
-	if (pg_encoding_verifymbstr(pg_get_client_encoding(),
-								buf->data + buf->cursor, len) != len)
-		sp_bad_value(psprintf("The %s text is not valid in the client encoding.", what));
-	return pq_getmsgtext(buf, len, &nbytes);
-}
-
-/*
- * Wire form: version byte, flags byte, reserved uint16, uint32 length of
- * the configuration text, the configuration text, and in version 2 the
- * state's text (the rest of the message).
- */
 Datum
 pipeline_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	int			version,
-				flags,
-				reserved;
-	uint32		len;
-	uint32		rest;
-	char	   *config;
-	char	   *state = NULL;
+	char	   *state;
+	char	   *config = sp_wire_read((StringInfo) PG_GETARG_POINTER(0), &state);
 
-	if (buf->len - buf->cursor < SP_HEADER_SIZE - VARHDRSZ)
-		sp_bad_value("The message is shorter than the header.");
-	version = pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	reserved = pq_getmsgint(buf, 2);
-	len = pq_getmsgint(buf, 4);
-	if (version != SP_FORMAT_CONFIG && version != SP_FORMAT_STATE)
-		sp_bad_value(psprintf("Format version %d is not supported (this build reads versions %d and %d).",
-						  version, SP_FORMAT_CONFIG, SP_FORMAT_STATE));
-	if (flags != 0 || reserved != 0)
-		sp_bad_value("Unknown flags are set.");
-	rest = buf->len - buf->cursor;
-	if (version == SP_FORMAT_CONFIG ? len != rest : len >= rest)
-		sp_bad_value("The configuration length does not match the message.");
-	config = wire_text(buf, len, "configuration");
-	if (version == SP_FORMAT_STATE)
-		state = wire_text(buf, rest - len, "state");
 	PG_RETURN_POINTER(value_from_texts(config, state, ERRCODE_INVALID_BINARY_REPRESENTATION));
-}
-
-/* The texts travel in the client encoding, like a text value. */
-static void
-send_text(StringInfo buf, const char *p, uint32 len, bool with_len)
-{
-	char	   *wire = pg_server_to_client(p, len);
-	uint32		wire_len = (wire == p) ? len : strlen(wire);
-
-	if (with_len)
-		pq_sendint32(buf, wire_len);
-	pq_sendbytes(buf, wire, wire_len);
 }
 
 Datum
@@ -148,16 +84,8 @@ pipeline_send(PG_FUNCTION_ARGS)
 {
 	SpValueView view;
 	PipelineValue *pv = sp_value_open(PG_GETARG_DATUM(0), &view);
-	StringInfoData buf;
 
-	pq_begintypsend(&buf);
-	pq_sendbyte(&buf, pv->version);
-	pq_sendbyte(&buf, 0);
-	pq_sendint16(&buf, 0);
-	send_text(&buf, view.config, view.config_len, true);
-	if (view.state)
-		send_text(&buf, view.state, view.state_len, false);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	PG_RETURN_BYTEA_P(sp_wire_write(pv, &view));
 }
 
 /* ---- equality and order: the canonical stored bytes ---- */

@@ -50,10 +50,10 @@ PG_FUNCTION_INFO_V1(segment_key_array);
 /*
  * What a call site keeps for the query, under fn_mcxt.  A spec that
  * carries state is decoded here once, and each partition starts from a copy
- * (SPEC section 3).  The spec context is reset when a partition brings a
- * different spec, so that a query whose spec changes from partition to
- * partition does not accumulate them; the run context is reset when a
- * partition starts.
+ * (docs/reference.md, "Window functions").  The spec context is reset when
+ * a partition brings a different spec, so that a query whose spec changes
+ * from partition to partition does not accumulate them; the run context is
+ * reset when a partition starts.
  */
 typedef struct CallCache
 {
@@ -87,8 +87,6 @@ call_cache(FunctionCallInfo fcinfo)
 	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
 	CallCache  *cache;
 
-	if (!OidIsValid(key_type))
-		elog(ERROR, "could not determine the key's data type");
 	cache = MemoryContextAllocZero(mcxt, sizeof(CallCache));
 	sp_key_type_init(&cache->key_type, key_type, PG_GET_COLLATION(), mcxt);
 	cache->spec_cxt = AllocSetContextCreate(mcxt, "segment_agg spec",

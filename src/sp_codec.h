@@ -23,6 +23,8 @@
 #ifndef SP_CODEC_H
 #define SP_CODEC_H
 
+#include "lib/stringinfo.h"
+
 #include "sp_engine.h"
 #include "sp_state.h"
 
@@ -76,6 +78,28 @@ extern SpState *sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
  * for a stored value or a wire message that is malformed.
  */
 extern void sp_bad_value(const char *detail) pg_attribute_noreturn();
+
+/*
+ * The text form: the configuration's JSON, with the state (when there is
+ * one) as its last member, "state".
+ */
+extern char *sp_value_text(const SpValueView *view);
+
+/*
+ * Split a text form into its configuration (returned, for the spec reader)
+ * and the text of its "state" member (NULL when it has none); code is the
+ * SQLSTATE of malformed text.
+ */
+extern char *sp_text_split(const char *text, char **state_text, int code);
+
+/*
+ * The wire form: read a message (22P03 when malformed; the texts come in
+ * the client encoding and are returned in the server's), returning the
+ * configuration's text and setting the state's (NULL for version 1); and
+ * write a value's.
+ */
+extern char *sp_wire_read(StringInfo buf, char **state_text);
+extern bytea *sp_wire_write(const PipelineValue *pv, const SpValueView *view);
 
 /* Build a value holding cfg (canonical text), without state. */
 extern PipelineValue *sp_value_from_config(const SpConfig *cfg);

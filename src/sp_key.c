@@ -60,8 +60,14 @@ compare_kind(const SpKeyType *kt)
 void
 sp_key_type_init(SpKeyType *kt, Oid type, Oid collation, MemoryContext cxt)
 {
-	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR_FINFO);
+	TypeCacheEntry *tc;
 
+	/* a polymorphic argument whose type the call does not tell */
+	if (!OidIsValid(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+				 errmsg("could not determine the key's data type")));
+	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR_FINFO);
 	if (!OidIsValid(tc->eq_opr_finfo.fn_oid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),

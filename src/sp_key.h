@@ -7,8 +7,8 @@
  * key type's default equality (its btree or hash operator class) with the
  * call's collation.  Common by-value types compare their Datums inline, with
  * no function call; text and bytea under a deterministic collation compare
- * bytes; everything else calls the equality function.  segment_agg and
- * segment_key use this; so will pipeline_agg.
+ * bytes; everything else calls the equality function.  segment_agg,
+ * segment_key and pipeline_agg use this.
  */
 #ifndef SP_KEY_H
 #define SP_KEY_H
@@ -45,7 +45,8 @@ typedef struct SpKeyType
 } SpKeyType;
 
 /*
- * Look up type's equality; raises 42883 naming the type when it has none.
+ * Look up type's equality; raises 42P18 when the call could not tell the
+ * type (InvalidOid), 42883 naming the type when it has no equality.
  * The function lookup data is kept in cxt.
  */
 extern void sp_key_type_init(SpKeyType *kt, Oid type, Oid collation,
@@ -76,6 +77,19 @@ extern void sp_key_replace(SpKeyState *ks, Datum key);
 
 /* The open segment closes without a new key: current becomes closed. */
 extern void sp_key_close(SpKeyState *ks);
+
+/*
+ * Take the closed key away from the state, which then no longer frees it:
+ * for a caller that keeps the keys of the segments that emitted.  Its
+ * memory is the state's context.
+ */
+static inline Datum
+sp_key_take_closed(SpKeyState *ks)
+{
+	Assert(ks->has_closed);
+	ks->has_closed = false;
+	return ks->closed;
+}
 
 /* The generic and toasted cases of sp_keys_equal. */
 extern bool sp_key_equal_call(SpKeyType *kt, Datum a, Datum b);

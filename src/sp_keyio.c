@@ -4,7 +4,6 @@
  */
 #include "postgres.h"
 
-#include "parser/parse_type.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -17,54 +16,6 @@ char *
 sp_keyio_type_name(Oid type)
 {
 	return format_type_be_qualified(type);
-}
-
-Oid
-sp_keyio_type_from_name(const char *name, int code)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	Oid			type = InvalidOid;
-	int32		typmod;
-
-	/*
-	 * The parser raises errors of its own for a malformed name: a crafted
-	 * state is bad input, so those become 'code'.
-	 */
-	PG_TRY();
-	{
-		parseTypeString(name, &type, &typmod, true);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		/* a malformed or unusable name: "a b", "a.b.c.d", "other_db.s.t" */
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION &&
-			ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_FEATURE_NOT_SUPPORTED &&
-			ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
-			PG_RE_THROW();
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(code),
-				 errmsg("invalid pipeline state"),
-				 errdetail("Key type \"%s\" is not a type name: %s.", sp_json_shown(name), edata->message)));
-	}
-	PG_END_TRY();
-	if (!OidIsValid(type))
-		ereport(ERROR,
-				(errcode(code),
-				 errmsg("invalid pipeline state"),
-				 errdetail("Key type \"%s\" does not exist.", sp_json_shown(name))));
-	/* one spelling per type, so that equal states are equal bytes */
-	if (strcmp(format_type_be_qualified(type), name) != 0)
-		ereport(ERROR,
-				(errcode(code),
-				 errmsg("invalid pipeline state"),
-				 errdetail("Key type \"%s\" is not written as \"%s\".",
-						   sp_json_shown(name), format_type_be_qualified(type))));
-	return type;
 }
 
 void
@@ -88,6 +39,9 @@ static const char *const fixed_settings[][2] = {
 	{"extra_float_digits", "1"},
 	{"bytea_output", "hex"},
 	{"lc_monetary", "C"},
+	/* the type's output quotes a "NULL" string, so NULL is always NULL */
+	{"array_nulls", "on"},
+	{"quote_all_identifiers", "off"},
 	{"search_path", "pg_catalog"},
 };
 
@@ -115,8 +69,52 @@ sp_keyio_to_text(SpKeyIO *io, Datum key)
 	return OutputFunctionCall(&io->out, key);
 }
 
+/* Errors that say nothing about the key: they pass as they are. */
+static bool
+error_is_not_the_keys(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_INSUFFICIENT_RESOURCES:
+		case ERRCODE_PROGRAM_LIMIT_EXCEEDED:
+		case ERRCODE_OPERATOR_INTERVENTION:
+		case ERRCODE_SYSTEM_ERROR:
+		case ERRCODE_INTERNAL_ERROR:
+		case ERRCODE_TRANSACTION_ROLLBACK:
+			return true;
+		default:
+			return false;
+	}
+}
+
 Datum
 sp_keyio_from_text(SpKeyIO *io, const char *text)
 {
-	return InputFunctionCall(&io->in, unconstify(char *, text), io->ioparam, -1);
+	MemoryContext cxt = CurrentMemoryContext;
+	Datum		key = (Datum) 0;
+
+	PG_TRY();
+	{
+		key = InputFunctionCall(&io->in, unconstify(char *, text), io->ioparam, -1);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (error_is_not_the_keys(edata->sqlerrcode))
+			PG_RE_THROW();
+		/* the error is replaced, never resumed from: the abort cleans up */
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("stored key \"%s\" is not a valid value of type %s",
+						sp_json_shown(text), format_type_be(io->type)),
+				 errdetail("%s", edata->message),
+				 errhint("The key was written before the type changed (a renamed enum label, an added attribute), or by hand. "
+						 "Replace it in the stored pipeline's text, or start that pipeline again from its configuration.")));
+	}
+	PG_END_TRY();
+	return key;
 }

@@ -2,8 +2,16 @@
  * sp_keyio.h
  *	  Keys as text, independent of the session: a stored pipeline names its
  *	  key type by its schema-qualified name (an OID changes across dump and
- *	  restore) and holds keys as the type's output, produced and read back
- *	  under fixed settings.
+ *	  restore) and holds keys as the type's output, produced under fixed
+ *	  settings.
+ *
+ * Reading a stored value never resolves that name nor parses a key: the
+ * name and the keys are only text then, so reading, copying, restoring or
+ * printing a value runs no function that the value chose, and a value still
+ * reads back after its key type changed or went away.  A key is parsed only
+ * when a computation continues from it, with the input function of that
+ * call's own key type (the caller's type, in the caller's query, as a cast
+ * of a literal would be).
  */
 #ifndef SP_KEYIO_H
 #define SP_KEYIO_H
@@ -22,18 +30,13 @@ typedef struct SpKeyIO
 /* The name a stored state records for type. */
 extern char *sp_keyio_type_name(Oid type);
 
-/*
- * The type a stored name denotes; a name that is not the canonical name of
- * an existing type raises 'code' (22P02 or 22P03).
- */
-extern Oid	sp_keyio_type_from_name(const char *name, int code);
-
 extern void sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt);
 
 /*
  * Fixed settings for key I/O: DateStyle ISO, IntervalStyle postgres,
  * TimeZone UTC, extra_float_digits 1 (shortest-exact), bytea_output hex,
- * lc_monetary C, search_path pg_catalog.  Allowed in parallel workers (the
+ * lc_monetary C, array_nulls on, quote_all_identifiers off, search_path
+ * pg_catalog.  Allowed in parallel workers (the
  * changes are saved and undone).  Every sp_keyio_to_text and
  * sp_keyio_from_text call goes between begin and end.
  */
@@ -41,6 +44,14 @@ extern int	sp_keyio_begin(void);
 extern void sp_keyio_end(int nest);
 
 extern char *sp_keyio_to_text(SpKeyIO *io, Datum key);
+
+/*
+ * A stored key read with io's type.  Whatever the type's input function
+ * raises (a renamed enum label, a composite that gained an attribute, a
+ * domain's check) becomes 22P02 naming the key and the type; only errors
+ * that are not about the data (cancellation, out of memory, internal
+ * errors) pass as they are.
+ */
 extern Datum sp_keyio_from_text(SpKeyIO *io, const char *text);
 
 #endif							/* SP_KEYIO_H */

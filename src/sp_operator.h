@@ -28,7 +28,7 @@ typedef enum SpPortType
 	SP_PORT_BOOLEAN = 1
 } SpPortType;
 
-/* Bounds on anything sized by a spec; documented in the README. */
+/* Bounds on anything sized by a spec (docs/design.md, "Limits"). */
 #define SP_MAX_WINDOW		1000000
 #define SP_MAX_PORTS		64
 #define SP_MAX_COEFFS		4096

@@ -234,8 +234,27 @@ typedef enum MemberOwner
 {
 	OWNER_PIPELINE,
 	OWNER_CONNECTION,
-	OWNER_OPERATOR				/* its type's parameters are members too */
+	OWNER_OPERATOR,				/* its type's parameters are members too */
+	OWNER_SHORTHAND				/* the same, the operator being the whole spec */
 } MemberOwner;
+
+/*
+ * Whether k names a field of the pipeline around operators: misplaced in an
+ * operator, it gets a hint saying where it belongs.
+ */
+static bool
+is_pipeline_only_field(SpecReader *r, const SpJsonNode *k)
+{
+	static const char *const fields[] = {
+		"input_port_types", "output_port_types", "connections", "entryOperator",
+		"outputMappings", "late", NULL
+	};
+
+	for (int i = 0; fields[i]; i++)
+		if (sp_json_string_eq(r->doc, k, fields[i]))
+			return true;
+	return false;
+}
 
 /*
  * Refuse the first member of obj whose name is neither in names nor, for an
@@ -246,7 +265,8 @@ static void
 check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 			  MemberOwner owner, const SpOpType *t)
 {
-	const SpParamDef *params = owner == OWNER_OPERATOR ? t->params : NULL;
+	const SpParamDef *params =
+		owner == OWNER_OPERATOR || owner == OWNER_SHORTHAND ? t->params : NULL;
 
 	for (const SpJsonNode *k = sp_json_first(obj); k; k = sp_json_next(obj, k))
 	{
@@ -259,6 +279,25 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 			known = sp_json_string_eq(r->doc, k, d->name);
 		if (known)
 			continue;
+
+		/* a pipeline's field: say where it goes (docs/reference.md, "The spec") */
+		if (owner == OWNER_SHORTHAND && is_pipeline_only_field(r, k))
+		{
+			const char *name = sp_json_shown(sp_json_string(r->doc, k));
+
+			spec_error(errmsg("unrecognized parameter \"%s\"", name),
+					   errhint("\"%s\" is a pipeline field, which the one-operator shorthand cannot take: "
+							   "use the full form, {\"type\": \"Pipeline\", \"operators\": "
+							   "[{\"type\": \"%s\", ...}], \"%s\": ...}.",
+							   name, t->name, name));
+		}
+		if (owner == OWNER_OPERATOR && is_pipeline_only_field(r, k))
+		{
+			const char *name = sp_json_shown(sp_json_string(r->doc, k));
+
+			spec_error(errmsg("unrecognized parameter \"%s\"", name),
+					   errhint("\"%s\" is a pipeline field: put it beside \"operators\".", name));
+		}
 
 		suggest_init(&s, sp_json_string(r->doc, k));
 		for (int i = 0; names[i]; i++)
@@ -278,6 +317,7 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 														   quoted_list(names, list_length(names), "and"))));
 				break;
 			case OWNER_OPERATOR:
+			case OWNER_SHORTHAND:
 				spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, parameters_hint(t)));
 				break;
@@ -530,11 +570,11 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		for (int i = 0; (t = sp_op_type_at(i)) != NULL; i++)
 			suggest_consider(&s, t->name);
 		spec_error(errmsg("unrecognized operator type \"%s\"", sp_json_shown(type)),
-				   errhint_suggestion(&s, NULL));
+				   errhint_suggestion(&s, "The operator types are listed under \"Operators\" in docs/reference.md."));
 	}
 	place.type = op->type;
 
-	check_members(r, j, operator_fields, OWNER_OPERATOR, op->type);
+	check_members(r, j, operator_fields, single ? OWNER_SHORTHAND : OWNER_OPERATOR, op->type);
 	/* what is given, then what is missing */
 	for (const SpParamDef *d = op->type->params; d->name; d++)
 	{

@@ -1,8 +1,8 @@
 /*
  * sp_spec.h
- *	  Reading a pipeline spec (SPEC section 4) into a validated SpConfig
- *	  (sp_spec.c), and writing a configuration back as canonical JSON with
- *	  every default made explicit (sp_spec_write.c).
+ *	  Reading a pipeline spec (docs/reference.md, "The spec") into a
+ *	  validated SpConfig (sp_spec.c), and writing a configuration back as
+ *	  canonical JSON with every default made explicit (sp_spec_write.c).
  */
 #ifndef SP_SPEC_H
 #define SP_SPEC_H

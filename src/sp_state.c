@@ -24,9 +24,14 @@
 
 #include "sp_jscan.h"
 #include "sp_json.h"
-#include "sp_keyio.h"
 #include "sp_spec.h"
 #include "sp_state.h"
+
+/*
+ * A key type's schema-qualified name: two quoted identifiers of
+ * NAMEDATALEN - 1 bytes each, every byte a doubled quote, and "[]", fit.
+ */
+#define KEY_TYPE_NAME_MAX (4 * NAMEDATALEN + 8)
 
 /* Integers beyond this are written as strings: a JSON number may be read as a float8. */
 #define EXACT_INT_LIMIT (INT64CONST(1) << 53)
@@ -628,6 +633,9 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emis
 	sp_scan_expect(s, '{');
 	sp_scan_member(s, "key_type");
 	st->key_type = sp_scan_string(s);
+	/* only text here: the name is compared with a resuming call's type */
+	if (st->key_type[0] == '\0' || strlen(st->key_type) > KEY_TYPE_NAME_MAX)
+		sp_scan_fail(s, "The key type name is empty or longer than %d bytes", KEY_TYPE_NAME_MAX);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "key");
 	st->key = sp_scan_null(s) ? NULL : sp_scan_string(s);
@@ -656,7 +664,7 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emis
 
 /*
  * Errors that functions called on the way raise on bad data (a timestamp
- * out of range, a key its type does not read) are the caller's bad input.
+ * out of range) are the caller's bad input.
  */
 static void
 pg_attribute_noreturn()
@@ -666,9 +674,7 @@ rethrow_as(MemoryContext cxt, int code)
 
 	MemoryContextSwitchTo(cxt);
 	edata = CopyErrorData();
-	/* 23: a domain's check refusing a key */
-	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION &&
-		ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
+	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
 		PG_RE_THROW();
 	FlushErrorState();
 	edata->sqlerrcode = code;
@@ -702,81 +708,4 @@ sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
 	}
 	PG_END_TRY();
 	return st;
-}
-
-char *
-sp_state_split_document(const char *text, char **state_text, int code)
-{
-	SpScan		s;
-	StringInfoData config;
-	bool		first = true;
-
-	*state_text = NULL;
-	/* most texts are specs: leave them to the spec reader as they are */
-	if (strstr(text, "\"state\"") == NULL)
-		return unconstify(char *, text);
-	sp_scan_init(&s, text, code);
-	initStringInfo(&config);
-	appendStringInfoChar(&config, '{');
-	sp_scan_expect(&s, '{');
-	if (!sp_scan_accept(&s, '}'))
-	{
-		do
-		{
-			const char *member;
-			char	   *name;
-			const char *value;
-
-			sp_scan_peek(&s, '"');
-			member = s.p;
-			name = sp_scan_string(&s);
-			sp_scan_expect(&s, ':');
-			value = sp_scan_skip(&s);
-			if (strcmp(name, "state") == 0 && *state_text == NULL)
-				*state_text = pnstrdup(value, s.p - value);
-			else
-			{
-				/* a second "state" goes to the spec reader, which refuses it */
-				if (!first)
-					appendStringInfoString(&config, ", ");
-				first = false;
-				appendBinaryStringInfo(&config, member, s.p - member);
-			}
-		} while (sp_scan_accept(&s, ','));
-		sp_scan_expect(&s, '}');
-	}
-	sp_scan_finish(&s);
-	appendStringInfoChar(&config, '}');
-	return config.data;
-}
-
-void
-sp_state_canonical_keys(SpState *st, int code)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-
-	PG_TRY();
-	{
-		SpKeyIO		io;
-		int			nest;
-
-		sp_keyio_init(&io, sp_keyio_type_from_name(st->key_type, code), cxt);
-		nest = sp_keyio_begin();
-		if (st->key)
-			st->key = sp_keyio_to_text(&io, sp_keyio_from_text(&io, st->key));
-		for (int e = 0; e < st->n_emit; e++)
-		{
-			/* runs of emissions share a key: convert each run once */
-			if (e > 0 && strcmp(st->emit[e].key, st->emit[e - 1].key) == 0)
-				st->emit[e].key = st->emit[e - 1].key;
-			else
-				st->emit[e].key = sp_keyio_to_text(&io, sp_keyio_from_text(&io, st->emit[e].key));
-		}
-		sp_keyio_end(nest);
-	}
-	PG_CATCH();
-	{
-		rethrow_as(cxt, code);
-	}
-	PG_END_TRY();
 }

@@ -1,7 +1,7 @@
 /*
  * sp_state.h
  *	  The state a `pipeline` value carries, as the JSON of its "state" member
- *	  (SPEC section 6):
+ *	  (docs/design.md, "The state's text"):
  *
  *	{"key_type": "integer",			schema-qualified name of the key's type
  *	 "key": "3",						current key as the type's text, or null
@@ -67,18 +67,6 @@ extern SpState *sp_state_read(const char *text, const SpConfig *cfg,
  */
 extern SpState *sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
 								  MemoryContext run_cxt, int code, bool keep_emissions);
-
-/*
- * Split a pipeline's whole text into its configuration (returned, for the
- * spec reader) and the text of its "state" member (NULL when it has none).
- */
-extern char *sp_state_split_document(const char *text, char **state_text, int code);
-
-/*
- * Rewrite the key and the emissions' keys as their type prints them (so a
- * state has one spelling), checking that the type exists and reads them.
- */
-extern void sp_state_canonical_keys(SpState *st, int code);
 
 /* A timestamp as the state writes it: ISO, UTC. */
 extern void sp_state_write_ts(StringInfo buf, TimestampTz ts);

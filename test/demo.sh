@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The main job: installs what building and running need (not the test
-# tools), builds and installs segpipe (warnings are not errors here),
-# starts a throwaway cluster, loads a generated time series (three days of
-# readings of a machine that switches on and off) and runs the README's
-# example queries, printing each with its result.
+# The main job: installs what building and running need (test/setup.sh, not
+# the test tools), builds and installs segpipe (warnings are not errors here),
+# starts a throwaway cluster and runs the example queries of the
+# documentation (README.md, then docs/*.md: the tour loads three days of
+# readings of a machine that switches on and off), printing each with its
+# result.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/test/lib.sh"
 
-ensure_deps
+bash "$ROOT/test/setup.sh"
 build_install
-pg_virtualenv -t -v "$PG_MAJOR" python3 "$ROOT/test/readme.py" --demo
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" python3 "$ROOT/test/integration/readme.py" --demo

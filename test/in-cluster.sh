@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER set): every suite, then
-# one summary line counting the individual tests.
-# Order: static analysis, pg_regress, README examples, resource bounds,
-# fuzzing through the server, the spec reader's memory and time, fuzzing
-# outside the server, the results-tables recipe (its pg_cron job is scheduled
-# first).  Exit status is non-zero
+# what failed (each failing suite by name, with the lines of its output that
+# name a failed check) and one summary line counting the individual tests.
+# Order: static analysis, pg_regress, the documentation's examples and its
+# picture (README.md, docs/), resource bounds, fuzzing through the server,
+# hostile roles through pg_dump, the spec reader's memory, work counted in
+# instructions, fuzzing outside the server, the client snippets, results
+# maintained on insert, the results-tables recipe (its pg_cron job is
+# scheduled first), META.json, postgres_fdw shards.  Exit status is non-zero
 # when anything failed.
+#
+# Run by test/run-tests.sh, which prints the list and the summary itself, at
+# its very end (SEGPIPE_FAILURES and SEGPIPE_SUMMARY name the files for
+# them); run alone, this script prints them.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -13,19 +20,37 @@ passed=0
 failed=0
 status=0
 
-# add the counts of a "<label>: N passed, M failed" line in file $1
-tally() {
-	local line
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
-	if [ -z "$line" ]; then
-		failed=$((failed + 1))
-		return
-	fi
-	passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
-	failed=$((failed + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
-}
-
 log=$(mktemp)
+failures=${SEGPIPE_FAILURES:-$(mktemp)}
+
+# tally <label> <log> <exit status>: adds the counts of the last "N passed,
+# M failed" line of the suite's output; a suite without that line, or one
+# that exits non-zero with no failure counted, counts one failure.  A suite
+# that failed goes on the list of failures: its label, its count, and the
+# lines of its output that name a failed check.
+tally() {
+	local label=$1 out=$2 rc=$3 line p=0 f=1 why=
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/.*(^|[^0-9])([0-9]+) passed.*/\2/' <<<"$line")
+		f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			f=1
+			why=" (exit status $rc)"
+		fi
+	else
+		why=" (no \"N passed, M failed\" line; exit status $rc)"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" != 0 ]; then
+		status=1
+		{
+			echo "$label: $f failed$why"
+			grep -E '(^|[[:space:]])FAIL(ED)?\b' "$out" | head -n 20 | sed -E 's/^[[:space:]]*/    /'
+		} >>"$failures"
+	fi
+}
 
 # pg_regress says "(using postmaster on localhost, port N)": say whose it is
 # (pg_lsclusters sees only pg_virtualenv's own clusters here)
@@ -37,56 +62,68 @@ describe_cluster() {
 }
 
 # pg_cron runs jobs at minute boundaries: schedule the recipe's refresh now,
-# test/recipe.py checks its run at the end
-python3 test/recipe.py --cron-start || status=1
+# test/integration/recipe.py checks its run at the end
+python3 test/integration/recipe.py --cron-start >"$log" 2>&1
+rc=$?
+cat "$log"
+[ $rc = 0 ] || tally "results tables recipe: scheduling its pg_cron job" "$log" $rc
 
 echo "== static analysis (cppcheck)"
-if cppcheck --quiet --enable=warning,portability,performance --std=c99 \
+cppcheck --quiet --enable=warning,portability,performance --std=c99 \
 	-I "$("$PG_CONFIG" --includedir-server)" --suppress=missingIncludeSystem \
-	--suppress='*:/usr/include/*' --suppress=toomanyconfigs --error-exitcode=1 src/*.c; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-	status=1
-fi
+	--suppress='*:/usr/include/*' --suppress=toomanyconfigs --error-exitcode=1 src/*.c >"$log" 2>&1
+rc=$?
+cat "$log"
+# its findings, each on a line of its own, are the failed checks
+{ cat "$log"; echo "cppcheck: $((rc == 0)) passed, $((rc != 0)) failed"; } | sed -E 's/^(src\/)/FAILED: \1/' >"$log.sum"
+tally "static analysis (cppcheck)" "$log.sum" $rc
 
 echo "== pg_regress suites"
 describe_cluster
-if make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1; then
+make -s PG_CONFIG="$PG_CONFIG" installcheck >"$log" 2>&1
+rc=$?
+cat "$log"
+if [ $rc = 0 ]; then
 	rm -rf results # pg_regress's outputs; on a failure they stay, with regression.diffs
 else
-	status=1
+	head -n 300 regression.diffs 2>/dev/null
 fi
-cat "$log"
-[ $status = 0 ] || head -n 300 regression.diffs 2>/dev/null
-echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed" >"$log.sum"
-tally "$log.sum"
+{ cat "$log"; echo "pg_regress: $(grep -cE '\.\.\. ok' "$log") passed, $(grep -cE '\.\.\. FAILED' "$log") failed"; } >"$log.sum"
+tally "pg_regress suites (regression.diffs)" "$log.sum" $rc
 
-for t in "README examples:python3 test/readme.py --check" \
-	"resource bounds (state cap, start and reset cost, cancellation, growth):python3 test/bounds.py" \
-	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/resume.py" \
-	"input fuzzing:python3 test/fuzz.py" \
-	"memory and time of reading hostile specs:python3 test/spec_memory.py" \
-	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/libfuzz.sh 20" \
-	"client snippets (psycopg 3, node-postgres):bash test/clients.sh" \
-	"maintained on insert, concurrent inserters:python3 test/maintain_concurrency.py" \
-	"maintained on insert, crash and recovery (a cluster of its own):python3 test/maintain_crash.py" \
-	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/recipe.py" \
-	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/meta.py" \
-	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/shards.py"; do
+for t in "documentation examples (README.md, docs/*.md):python3 test/integration/readme.py --check" \
+	"the picture (docs/segments.svg is what docs/segments.py draws):python3 docs/segments.py --check" \
+	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \
+	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \
+	"input fuzzing:python3 test/fuzz/fuzz.py" \
+	"hostile roles through pg_dump and pg_restore:python3 test/integration/hostile_dump.py" \
+	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \
+	"work counted in instructions (reading specs, starting partitions; callgrind):python3 test/integration/work.py" \
+	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/fuzz/libfuzz.sh 20" \
+	"client snippets (psycopg 3, node-postgres):bash test/clients/clients.sh" \
+	"maintained on insert, concurrent inserters:python3 test/integration/maintain_concurrency.py" \
+	"maintained on insert, crash and recovery (a cluster of its own):python3 test/integration/maintain_crash.py" \
+	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/integration/recipe.py" \
+	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/packaging/meta.py" \
+	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
-	${t#*:} 2>&1 | tee "$log" || status=1
-	tally "$log"
+	${t#*:} 2>&1 | tee "$log"
+	tally "${t%%:*} (${t#*:})" "$log" "${PIPESTATUS[0]}"
 done
 
 rm -f "$log" "$log.sum"
-# run-tests.sh prints the summary as its last line, after pg_virtualenv's
-# messages; run alone, this script prints it
+# run-tests.sh prints the list and the summary at its end, after
+# pg_virtualenv's messages; run alone, this script prints them
 if [ -n "${SEGPIPE_SUMMARY:-}" ]; then
 	echo "$passed passed, $failed failed" >"$SEGPIPE_SUMMARY"
 else
 	echo
+	if [ -s "$failures" ]; then
+		echo "== what failed"
+		cat "$failures"
+	fi
+	rm -f "$failures"
 	echo "$passed passed, $failed failed"
 fi
 [ $status = 0 ] && [ "$failed" = 0 ]

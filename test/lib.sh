@@ -1,5 +1,6 @@
-# Shared by test/demo.sh, test/run-tests.sh and test/deb.sh: install what is
-# missing, build and install the extension.
+# Shared by the scripts of test/ that build: the server to build for, running
+# as root, the throwaway clusters' locale, building and installing the
+# extension.  What has to be installed first is test/setup.sh's.
 
 PG_MAJOR=${PG_MAJOR:-15}
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}
@@ -9,56 +10,35 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# apt-get install of the packages named, if any
-apt_install() {
-	[ $# -gt 0 ] || return 0
-	echo "== installing: $*"
-	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+# The throwaway clusters' encoding and locale, whatever the caller's: without
+# LANG (su -, a minimal container) initdb would make a SQL_ASCII cluster.
+# pg_createcluster options (pg_virtualenv -c); test/pgcluster.py and
+# test/valgrind.sh give initdb the same, test/packaging/deb.sh's pg_buildext
+# gets them from LC_ALL.
+CLUSTER_OPTS="--encoding=UTF8 --locale=C.UTF-8"
+
+# A TCP port no server listens on, for a throwaway cluster: pg_virtualenv
+# would take 5432, which the machine's own cluster (15/main, started when
+# postgresql-15 is installed) may hold.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# What building segpipe and running it in a throwaway cluster need (the
-# demo): the server headers (postgresql-server-dev-NN) are not on a fresh
-# machine.
-ensure_deps() {
-	local need=()
-	[ -f "/usr/include/postgresql/$PG_MAJOR/server/postgres.h" ] || need+=("postgresql-server-dev-$PG_MAJOR")
-	command -v pg_virtualenv >/dev/null || need+=(postgresql-common)
-	command -v make >/dev/null || need+=(make)
-	command -v gcc >/dev/null || need+=(gcc)
-	command -v python3 >/dev/null || need+=(python3)
-	apt_install "${need[@]}"
-}
-
-# What the tests need on top: pg_cron (test/recipe.py), cppcheck, clang and
-# libFuzzer (test/libfuzz.sh), and Debian's packaging tools (test/deb.sh).
-ensure_test_deps() {
-	local need=()
-	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
-	# test/clients.sh runs the README's client snippets: psycopg 3 with the
-	# system's python3, node-postgres (from npm) with node
-	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
-	command -v node >/dev/null || need+=(nodejs)
-	command -v npm >/dev/null || need+=(npm)
-	command -v cppcheck >/dev/null || need+=(cppcheck)
-	command -v clang >/dev/null || need+=(clang)
-	# test/resume.py compiles a libpq client (test/resume_client.c)
-	[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
-	compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
-		need+=(libclang-rt-14-dev)
-	command -v dpkg-buildpackage >/dev/null || need+=(dpkg-dev)
-	command -v dh >/dev/null || need+=(debhelper)
-	command -v fakeroot >/dev/null || need+=(fakeroot)
-	command -v pg_buildext >/dev/null && [ -f /usr/share/postgresql-common/pgxs_debian_control.mk ] ||
-		need+=(postgresql-server-dev-all)
-	apt_install "${need[@]}"
+# Removes the extension's installed SQL scripts: a script left by another
+# tree (an install script since replaced by the upgrade chain, say) would
+# change the path CREATE EXTENSION takes, so what is tested is this tree's
+# scripts only.
+remove_installed_scripts() {
+	as_root rm -f "$("$PG_CONFIG" --sharedir)"/extension/segpipe--*.sql
 }
 
 # build_install [make arguments...]: a clean build and make install; the
 # tests pass COPT=-Werror (warnings are errors in our own run only).
+# Each step stops it (set -e does not hold in a caller's "build_install ||").
 build_install() {
 	echo "== building segpipe${*:+ ($*)}"
-	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null
-	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" "$@"
+	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null || return
+	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" "$@" || return
+	remove_installed_scripts || return
 	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
 }

@@ -1,5 +1,5 @@
-"""Throwaway PostgreSQL clusters on this machine, for test/shards.py, test/bench_shards.py
-and test/maintain_crash.py.
+"""Throwaway PostgreSQL clusters on this machine, for test/integration/shards.py,
+test/integration/maintain_crash.py and test/bench/bench_shards.py.
 
 Every cluster lives under one directory made with mktemp, listens on a unix socket in
 that directory only (listen_addresses is empty, so nothing is reachable from outside
@@ -108,11 +108,13 @@ class Fleet:
             raise RuntimeError(f"{' '.join(cmd)}: {r.stdout}{r.stderr}")
 
     def add(self, name, settings=None, encoding="UTF8"):
-        """A new cluster (a copy of one initdb per encoding), started."""
+        """A new cluster (a copy of one initdb per encoding), started.  Its locale is
+        C.UTF-8 (C for an encoding other than UTF8), whatever the caller's."""
         template = os.path.join(self.root, f"template-{encoding}")
         if not os.path.isdir(template):
             self.as_owner([os.path.join(BIN, "initdb"), "-D", template, "-A", "trust", "-U", "postgres",
-                           "-E", encoding, "--locale=C", "--no-sync", "--no-instructions"])
+                           "-E", encoding, "--locale=" + ("C.UTF-8" if encoding == "UTF8" else "C"),
+                           "--no-sync", "--no-instructions"])
         data = os.path.join(self.root, name)
         self.as_owner(["cp", "-a", template, data])
         base = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",

@@ -1,51 +1,86 @@
 #!/usr/bin/env bash
 # Runs every test of segpipe and exits non-zero on any failure:
-# the Debian package (test/deb.sh: build, install, suites against it), then
+# installs what the tests need (test/setup.sh --tests), then the Debian
+# package (test/packaging/deb.sh: build, install, suites against it), then
 # build (warnings are errors: COPT=-Werror), install, a throwaway PostgreSQL
-# cluster, the pg_regress suites (make installcheck), the README's examples,
+# cluster, the pg_regress suites (make installcheck), the documentation's examples,
 # the fuzzers and the rest (test/in-cluster.sh).
+# Ends with what failed (each failing suite by name, with the lines of its
+# output that name a failed check), then "N passed, M failed" as the very
+# last line.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/test/lib.sh"
 
-ensure_deps
-ensure_test_deps
 status=0
+passed=0
+failed=0
+SEGPIPE_FAILURES=$(mktemp)
+SEGPIPE_SUMMARY=$(mktemp)
+export SEGPIPE_FAILURES SEGPIPE_SUMMARY
+
+# the list of what failed and the summary line, last (after pg_virtualenv's
+# messages and, on a failure, the tail of the server's log it prints)
+finish() {
+	echo
+	if [ -s "$SEGPIPE_FAILURES" ]; then
+		echo "== what failed"
+		cat "$SEGPIPE_FAILURES"
+	fi
+	rm -f "$SEGPIPE_FAILURES" "$SEGPIPE_SUMMARY"
+	[ "$failed" = 0 ] || status=1
+	# nothing left in the tree: the build's files go too (after a failure
+	# they stay, with pg_regress's results/ and regression.diffs)
+	if [ $status = 0 ]; then make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null; fi
+	echo "$passed passed, $failed failed"
+	exit $status
+}
+# a step that cannot go on (set-up, build): named as the failure
+fail_step() {
+	echo "$1: failed (its output is above)" >>"$SEGPIPE_FAILURES"
+	failed=$((failed + 1))
+	finish
+}
+count() { sed -nE "s/.*(^|[^0-9])([0-9]+) $1.*/\2/p" <<<"$2"; }
+
+bash "$ROOT/test/setup.sh" --tests || fail_step "installing what the tests need (test/setup.sh --tests)"
 # The Debian package first: installing the .deb puts its files where make
 # install puts them (and removes them afterwards); build_install then installs
 # this tree's build for everything else.  SEGPIPE_NO_DEB=1 skips it.
-deb_summary=
 if [ "${SEGPIPE_NO_DEB:-}" != 1 ]; then
-	echo "== Debian package (test/deb.sh)"
+	echo "== Debian package (test/packaging/deb.sh)"
 	deblog=$(mktemp)
-	bash "$ROOT/test/deb.sh" 2>&1 | tee "$deblog" || status=1
+	bash "$ROOT/test/packaging/deb.sh" 2>&1 | tee "$deblog" || status=1
 	deb_summary=$(grep -E '^Debian package: [0-9]+ passed, [0-9]+ failed$' "$deblog" | tail -n 1)
 	[ -n "$deb_summary" ] || { deb_summary="Debian package: 0 passed, 1 failed"; status=1; }
+	passed=$((passed + $(count passed "$deb_summary")))
+	failed=$((failed + $(count failed "$deb_summary")))
+	if [ "$(count failed "$deb_summary")" != 0 ]; then
+		{
+			echo "Debian package (test/packaging/deb.sh): $(count failed "$deb_summary") failed"
+			grep -E '^FAILED' "$deblog" | sed 's/^/    /'
+		} >>"$SEGPIPE_FAILURES"
+	fi
 	rm -f "$deblog"
 fi
-build_install COPT=-Werror
+build_install COPT=-Werror || fail_step "build and install (make COPT=-Werror, make install)"
 echo "== starting a throwaway cluster"
 # pg_virtualenv creates a cluster, sets PG* for it, runs the command and
 # drops the cluster afterwards, whatever the outcome.
-SEGPIPE_SUMMARY=$(mktemp)
-export SEGPIPE_SUMMARY
-# pg_cron is preloaded for test/recipe.py; its jobs run in background workers
-# (a libpq connection to localhost would need the cluster's password).
-pg_virtualenv -t -v "$PG_MAJOR" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
+# pg_cron is preloaded for test/integration/recipe.py; its jobs run in
+# background workers (a libpq connection to localhost would need the
+# cluster's password).
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
 	-o "cron.database_name=postgres" -o "cron.use_background_workers=on" \
 	bash "$ROOT/test/in-cluster.sh" || status=$?
-# the summary (written by in-cluster.sh), once, as the last line, after
-# pg_virtualenv's own messages
-echo
+# in-cluster.sh's counts
 summary=$(cat "$SEGPIPE_SUMMARY")
-rm -f "$SEGPIPE_SUMMARY"
-[ -n "$summary" ] || { summary="0 passed, 1 failed"; status=1; }
-count() { sed -nE "s/.*(^|[^0-9])([0-9]+) $1.*/\2/p" <<<"$2"; }
-passed=$(($(count passed "$summary") + $(count passed "${deb_summary:-0 passed}")))
-failed=$(($(count failed "$summary") + $(count failed "${deb_summary:-0 failed}")))
-[ "$failed" = 0 ] || status=1
-# nothing left in the tree: the build's files go too (after a failure they
-# stay, with pg_regress's results/ and regression.diffs)
-if [ $status = 0 ]; then make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null; fi
-echo "$passed passed, $failed failed"
-exit $status
+if [ -z "$summary" ]; then
+	echo "the throwaway cluster's run (test/in-cluster.sh in pg_virtualenv): no summary; exit status $status" \
+		>>"$SEGPIPE_FAILURES"
+	summary="0 passed, 1 failed"
+	status=1
+fi
+passed=$((passed + $(count passed "$summary")))
+failed=$((failed + $(count failed "$summary")))
+finish

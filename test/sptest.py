@@ -1,8 +1,9 @@
 """What the Python test scripts share: the pass/fail tally with its final line, a psql
-runner for the cluster pg_virtualenv set up, and the README's results-table recipe.
+runner for the cluster pg_virtualenv set up, a query's execution time (for the
+benchmarks; a test asserts no time), and the tour's results-table recipe.
 
     sys.dont_write_bytecode = True  # nothing left in test/__pycache__
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/
     from sptest import check, summary, psql  # noqa: E402
 
 A script counts its checks with check(ok, what) and ends with
@@ -47,10 +48,17 @@ def psql(sql, db, who, check_rc=True, timeout=None):
     return r.stdout.strip()
 
 
+def execution_ms(query, db, who, settings=""):
+    """The server's execution time of query, in ms (EXPLAIN ANALYZE without per-node
+    timing), after the SET statements in settings, in one session."""
+    out = psql(settings + "\nEXPLAIN (ANALYZE, TIMING OFF) " + query, db, who)
+    return float(re.search(r"Execution Time: ([0-9.]+) ms", out).group(1))
+
+
 def readme_recipe(who):
-    """The README's SQL block that creates the recipe's tables and refresh procedure."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    """The tour's SQL block (docs/tour.md) that creates the recipe's tables and refresh procedure."""
+    text = open(os.path.join(ROOT, "docs", "tour.md"), encoding="utf-8").read()
     for block in re.findall(r"(?ms)^```sql\n(.*?)^```", text):
         if "CREATE PROCEDURE refresh_daily_results" in block:
             return block
-    sys.exit(f"{who}: README.md has no block creating refresh_daily_results")
+    sys.exit(f"{who}: docs/tour.md has no block creating refresh_daily_results")

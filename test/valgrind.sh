@@ -8,15 +8,14 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/test/lib.sh"
-ensure_deps
-command -v valgrind >/dev/null || as_root apt-get install -y -qq valgrind >/dev/null
+bash "$ROOT/test/setup.sh" --valgrind
 build_install
 
 dir=$(mktemp -d)
 chmod 777 "$dir"
 run_pg() { if [ "$(id -u)" = 0 ]; then su postgres -c "$*"; else bash -c "$*"; fi; }
 bindir=$("$PG_CONFIG" --bindir)
-run_pg "$bindir/initdb -D $dir/data -A trust >/dev/null"
+run_pg "$bindir/initdb -D $dir/data -A trust $CLUSTER_OPTS >/dev/null"
 run_pg "nohup valgrind --quiet --trace-children=yes --log-file=$dir/vg.%p.log \
 	$bindir/postgres -D $dir/data -p 5497 -k $dir -c max_stack_depth=2MB >$dir/server.log 2>&1 &"
 trap 'run_pg "$bindir/pg_ctl -D $dir/data stop -m fast" >/dev/null 2>&1 || true' EXIT

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Benchmark (not part of the default test run), every figure a median of
+# alternating rounds with its ratio to a baseline run side by side:
+#   bench.py       the operators against built-in window functions, and the
+#                  partition-memory check (temporary bytes, peak RSS);
+#   bench_keys.py  segment_agg per key type against the executor's floor, and
+#                  against the plain SQL a user writes today for the same rows;
+#   bench_agg.py   pipeline_agg against the aggregate floor sum(v), max(k)
+#                  over the same ordered rows, and its peak RSS over a stream;
+#   bench_refresh.py  the tour's results-table refresh of one new day into a
+#                  year of 10-second readings, against a full recomputation
+#                  (its own sizes: a year, 5 rounds; the arguments are not passed);
+#   bench_shards.py  per-sensor pipelines on postgres_fdw shards: rows per second on
+#                  one server, 1 shard and 3 shards, and the bytes that cross per
+#                  sensor (its own clusters and sizes: 12 sensors x 100000 readings);
+#   bench_maintain.py  insert throughput with segpipe_maintain() on, against
+#                  plain inserts into the same table, batches of 1, 100 and
+#                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds);
+#   bench_bounds.py  the time side of test/integration/bounds.py: partition
+#                  starts under windows of 1,000,000 against row_number(),
+#                  and how long long queries take to end after a 1 s
+#                  statement_timeout (its own sizes and 3 rounds).
+#
+#   test/bench/bench.sh [rows] [rounds]     defaults: 2000000 rows, 5 rounds
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/test/lib.sh"
+bash "$ROOT/test/setup.sh"
+build_install
+pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "work_mem=4MB" -o "max_parallel_workers_per_gather=0" \
+	bash -c 'python3 "$0/test/bench/bench.py" "$@" && python3 "$0/test/bench/bench_keys.py" "$@" &&
+		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
+		python3 "$0/test/bench/bench_shards.py" &&
+		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_bounds.py"' "$ROOT" "$@"

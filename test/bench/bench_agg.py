@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""pipeline_agg against the aggregate floor, sum(v), max(k), over the same
+ordered rows (see test/bench/bench.sh); then its memory over a stream of rows.
+
+Two forms: the rows ordered by a subquery (from the index on ts), and the
+aggregate's own ORDER BY (a sort per call, in both queries)."""
+import os
+import statistics
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # nothing left in test/__pycache__
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/: sptest
+import sptest  # noqa: E402
+
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+DB = "segpipe_bench_agg"
+SPEC = '{"type": "MovingAverage", "window_size": 10}'
+
+
+def psql(sql):
+    return sptest.psql(sql, DB, "bench_agg")
+
+
+def exec_ms(query):
+    return sptest.execution_ms(query, DB, "bench_agg")
+
+
+ORDERED = "(SELECT * FROM t ORDER BY ts) AS s"
+PAIRS = [
+    ("ordered input",
+     f"SELECT sum(v), max(k) FROM {ORDERED}",
+     f"SELECT pipeline_agg(ts, v, k, '{SPEC}') FROM {ORDERED}"),
+    ("ORDER BY in the call",
+     "SELECT sum(v ORDER BY ts), max(k ORDER BY ts) FROM t",
+     f"SELECT pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts) FROM t"),
+    ("ordered input, Identity",
+     f"SELECT sum(v), max(k) FROM {ORDERED}",
+     f"""SELECT pipeline_agg(ts, v, k, '{{"type": "Identity"}}') FROM {ORDERED}"""),
+    ("ordered input, text keys",
+     f"SELECT sum(v), max(k::text) FROM {ORDERED}",
+     f"SELECT pipeline_agg(ts, v, k::text, '{SPEC}') FROM {ORDERED}"),
+]
+
+
+def main():
+    subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["createdb", DB], check=True)
+    psql("CREATE EXTENSION segpipe")
+    # a key that changes every 1000 rows: 2,000 emissions for 2M rows
+    psql(f"""CREATE TABLE t AS SELECT '2026-01-01'::timestamptz + i * interval '1 second' AS ts,
+             sin(i) * 100 + i % 7 AS v, (i / 1000)::float8 AS k
+             FROM generate_series(1, {ROWS}) AS i""")
+    psql("CREATE INDEX ON t (ts)")
+    psql("VACUUM ANALYZE t")
+    times = {}
+    for r in range(ROUNDS):
+        for name, floor, agg in (PAIRS if r % 2 == 0 else list(reversed(PAIRS))):
+            for label, q in ((name + ": floor", floor), (name + ": pipeline_agg", agg)):
+                times.setdefault(label, []).append(exec_ms(q))
+    print(f"{ROWS} rows, {ROUNDS} rounds, median execution time")
+    for name, _, _ in PAIRS:
+        f = statistics.median(times[name + ": floor"])
+        a = statistics.median(times[name + ": pipeline_agg"])
+        print(f"  {name:28s} floor {f:8.1f} ms  pipeline_agg {a:8.1f} ms  ratio {a / f:4.2f}"
+              f"  ({1e6 * a / ROWS:5.1f} ns/row)")
+
+    # memory: rows streamed from generate_series, fresh session each, beside
+    # the floor over the same stream (the function scan's own memory grows
+    # with the rows); a key changing every million rows keeps 10 emissions
+    big = ROWS * 10
+    print(f"\n{big} streamed rows, fresh session each, peak RSS:")
+    for name, query in [
+        ("floor sum(v), max(k), max(ts)",
+         f"""SELECT sum(i::float8), max(i / 1000000), max('2026-01-01'::timestamptz + i * interval '1 second')
+               FROM generate_series(1, {big}) AS i"""),
+        ("pipeline_agg, key changes every 1M rows",
+         f"""SELECT pipeline_rows(pipeline_agg('2026-01-01'::timestamptz + i * interval '1 second',
+               i::float8, i / 1000000, '{SPEC}')) FROM generate_series(1, {big}) AS i"""),
+    ]:
+        out = psql(query + "; SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s+(\\d+ kB)')")
+        print(f"  {name:40s} {out.strip().split(chr(10))[-1]:>12s}")
+    subprocess.run(["dropdb", DB], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Resume equivalence: a pipeline continued from its stored state gives,
+bit for bit, what one run over all the rows gives.
+
+Random streams (runs of keys among NaN, -0, 0, huge and infinite values;
+punctuation rows with and without a key; unpaired rows; equal timestamps;
+late rows for specs that drop them), fed in arrival order run through random specs drawn from
+every operator with state, and through short chains of them.  Each stream
+is run whole, and split at random points into 2 to 10 batches, each batch
+continuing from the stored result of the previous one, which goes through
+the text form (p::text::pipeline) in one pass, through the binary form
+(COPY ... (FORMAT binary) out and back in) in another, and in a third
+through a client in libpq's binary mode (test/integration/resume_client.c, compiled
+here: each state fetched as a binary result and sent back as a binary
+parameter of type pipeline, the bytes checked against pipeline_send()).  Passing means: the
+batches' emissions, concatenated, equal the whole run's (timestamps, keys,
+ports and float8send of the values), and the final states are the same
+text but for the emissions.
+
+RESUME_STREAMS sets the number of streams (default 1000), RESUME_SEED the
+seed.
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+DB = "segpipe_resume"
+STREAMS = int(os.environ.get("RESUME_STREAMS", "1000"))
+SEED = int(os.environ.get("RESUME_SEED", "20261130"))
+MODES = ("text", "binary", "client binary")
+KEYS = ["'NaN'", "'-0'", "0", "1e308", "-1e308", "'Infinity'", "1", "2", "1.5"]
+
+
+def operator(rng):
+    w = rng.randint(1, 5)
+    return rng.choice([
+        {"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
+        {"type": "MovingAverage", "window_size": w}, {"type": "MovingSum", "window_size": w},
+        {"type": "StandardDeviation", "window_size": w},
+        {"type": "MaxTracker"}, {"type": "MinTracker"},
+        {"type": "WindowMinMax", "window_size": w, "mode": rng.choice(["min", "max"])},
+        {"type": "Difference"}, {"type": "PeakDetector", "window_size": rng.choice([3, 5])},
+        {"type": "FiniteImpulseResponse", "coeff": [rng.choice([0.5, -0.25, 1, 0.125]) for _ in range(w)]},
+        {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25][:rng.randint(1, 2)],
+         "a_coeffs": [rng.choice([-0.5, 0.25, 0.125])]},
+        {"type": "Scale", "value": 0.5},
+    ])
+
+
+def spec(rng):
+    ops = [operator(rng) for _ in range(rng.choice([1, 1, 2, 3]))]
+    late = rng.choice(["error", "drop"])
+    ids = ["s%d" % i for i in range(len(ops))]
+    # a chain, every operator's output mapped to a port of its own
+    return json.dumps({"type": "Pipeline", "output_port_types": ["number"] * len(ops),
+                       "operators": [dict(o, id=i) for o, i in zip(ops, ids)],
+                       "connections": [{"from": a, "to": b} for a, b in zip(ids, ids[1:])],
+                       "entryOperator": ids[0],
+                       "outputMappings": {i: {"o1": "o%d" % (n + 1)} for n, i in enumerate(ids)},
+                       "late": late}), late
+
+
+def value(rng):
+    r = rng.random()
+    if r < 0.03:
+        return "'NaN'"
+    if r < 0.05:
+        return rng.choice(["'Infinity'", "'-Infinity'", "'-0'"])
+    return repr(round(rng.uniform(-1000, 1000), rng.choice([0, 2, 6])))
+
+
+def stream(rng, sid, late):
+    rows = []
+    ts = 0
+    key = rng.choice(KEYS)
+    for i in range(rng.randint(2, 60)):
+        if rng.random() < 0.2:
+            key = rng.choice(KEYS)
+        ts += rng.choice([0, 1, 1, 2])
+        t = ts
+        if late == "drop" and i > 3 and rng.random() < 0.1:
+            t = ts - rng.randint(1, 3)          # late: dropped and counted
+        r = rng.random()
+        if r < 0.08:
+            v, k = "NULL", rng.choice(["NULL", key])   # punctuation
+        elif r < 0.13:
+            v, k = value(rng), "NULL"                   # unpaired
+        else:
+            v, k = value(rng), key
+        rows.append((sid, i, t, v, k))
+    n = len(rows)
+    cuts = sorted(rng.sample(range(1, n), min(n - 1, rng.randint(1, 9))))
+    batch = [sum(1 for c in cuts if i >= c) + 1 for i in range(n)]
+    return [r + (b,) for r, b in zip(rows, batch)], len(cuts) + 1
+
+
+def psql(sql):
+    r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", DB],
+                       input=sql, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("resume: " + r.stderr[-3000:])
+    return r.stdout
+
+
+def build_client(tmp):
+    """Compiles test/integration/resume_client.c against libpq into tmp."""
+    pg_config = os.environ.get("PG_CONFIG", "pg_config")
+    inc, lib = (subprocess.run([pg_config, flag], check=True, capture_output=True, text=True).stdout.strip()
+                for flag in ("--includedir", "--libdir"))
+    exe = os.path.join(tmp, "resume_client")
+    subprocess.run(["cc", "-O1", "-Wall", "-Werror", "-I", inc,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "resume_client.c"),
+                    "-o", exe, "-L", lib, "-lpq"], check=True)
+    return exe
+
+
+def run(mode, tmp, max_batch, client):
+    """Runs every stream batch by batch; the states go through mode between batches."""
+    copy = os.path.join(tmp, "states.bin").replace("'", "''")
+    steps = ["TRUNCATE st, em;", "INSERT INTO st SELECT stream, spec FROM specs;"]
+    sent = [0, 0]
+    for b in range(1, max_batch + 1):
+        steps.append(f"""
+WITH sub AS (SELECT r.stream, pipeline_agg(to_timestamp(r.ts), r.v, r.k, s.p ORDER BY r.i) AS p
+             FROM rows AS r JOIN st AS s USING (stream) WHERE r.batch = {b} GROUP BY r.stream, s.p),
+     upd AS (UPDATE st SET p = sub.p FROM sub WHERE st.stream = sub.stream RETURNING st.stream, st.p)
+INSERT INTO em SELECT upd.stream, {b}, e.n, e.ts, e.key, e.port, float8send(e.value)
+FROM upd, emissions(upd.p) WITH ORDINALITY AS e(ts, key, port, value, n);""")
+        if mode == "text":
+            steps.append("UPDATE st SET p = p::text::pipeline;")
+        elif mode == "binary":
+            steps.append(f"COPY st TO '{copy}' (FORMAT binary); TRUNCATE st; COPY st FROM '{copy}' (FORMAT binary);")
+        else:
+            psql("\n".join(steps))
+            steps = []
+            r = subprocess.run([client, "dbname=" + DB], capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(r.stderr.strip())
+            values, _, nbytes, _ = r.stdout.split()
+            sent = [sent[0] + int(values), sent[1] + int(nbytes)]
+    steps.append("""
+SELECT count(*) FILTER (WHERE w.em IS DISTINCT FROM c.em),
+       count(*) FILTER (WHERE split_part(w.p::text, '"emissions": ', 1)
+                              IS DISTINCT FROM split_part(st.p::text, '"emissions": ', 1)),
+       min(w.stream) FILTER (WHERE w.em IS DISTINCT FROM c.em OR split_part(w.p::text, '"emissions": ', 1)
+                              IS DISTINCT FROM split_part(st.p::text, '"emissions": ', 1))
+FROM whole AS w JOIN st USING (stream)
+LEFT JOIN (SELECT stream, array_agg(ts || ' ' || key || ' ' || port || ' ' || value::text ORDER BY batch, n) AS em
+           FROM em GROUP BY stream) AS c USING (stream);""")
+    return psql("\n".join(steps)).strip().split("|"), sent
+
+
+def main():
+    rng = random.Random(SEED)
+    specs, rows, batches = [], [], 0
+    for sid in range(STREAMS):
+        text, late = spec(rng)
+        specs.append((sid, text))
+        r, nb = stream(rng, sid, late)
+        rows += r
+        batches += nb
+    max_batch = max(r[5] for r in rows)
+    subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["createdb", DB], check=True)
+    setup = ["CREATE EXTENSION segpipe;",
+             "CREATE TABLE specs (stream int, spec pipeline);",
+             "CREATE TABLE rows (stream int, i int, ts int, v float8, k float8, batch int);",
+             "CREATE TABLE st (stream int, p pipeline);",
+             "CREATE INDEX ON st (stream);",
+             "CREATE TABLE em (stream int, batch int, n bigint, ts timestamptz, key text, port int, value bytea);"]
+    setup += ["INSERT INTO specs VALUES (%d, '%s');" % (s, t.replace("'", "''")) for s, t in specs]
+    for k in range(0, len(rows), 500):
+        setup.append("INSERT INTO rows VALUES " + ", ".join(
+            "(%d, %d, %d, %s, %s, %d)" % r for r in rows[k:k + 500]) + ";")
+    setup.append("""CREATE TABLE whole AS
+SELECT s.stream, w.p, (SELECT array_agg(e.ts || ' ' || e.key || ' ' || e.port || ' ' || float8send(e.value)::text
+                                        ORDER BY e.n)
+                       FROM emissions(w.p) WITH ORDINALITY AS e(ts, key, port, value, n)) AS em
+FROM specs AS s, LATERAL (SELECT pipeline_agg(to_timestamp(r.ts), r.v, r.k, s.spec ORDER BY r.i) AS p
+                          FROM rows AS r WHERE r.stream = s.stream) AS w;""")
+    psql("\n".join(setup))
+    failed = 0
+    tmp = tempfile.mkdtemp(prefix="segpipe_resume.")
+    try:
+        os.chmod(tmp, 0o733)    # the server, another user, writes the COPY file here
+        client = build_client(tmp)
+        for mode in MODES:
+            (bad_em, bad_state, first), sent = run(mode, tmp, max_batch, client)
+            print(f"resume ({mode}): {STREAMS} streams, {batches} batches: "
+                  f"{bad_em} with other emissions, {bad_state} with another final state"
+                  + (f" (first: stream {first}: {specs[int(first)][1]})" if first else "")
+                  + (f"; {sent[0]} states, {sent[1]} bytes fetched and sent back in binary" if sent[0] else ""))
+            failed += int(bad_em) + int(bad_state)
+    finally:
+        shutil.rmtree(tmp)
+    subprocess.run(["dropdb", DB], check=True)
+    print(f"resume: {len(MODES) * STREAMS - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
