@@ -83,6 +83,53 @@ SELECT heartbeats('day', '2026-01-01 00:00+00', '2026-02-01 00:00+00', 'Mars/Oly
 SELECT heartbeats('day', '2026-01-01 00:00+00', '2026-02-01 00:00+00', 'CEST');
 SELECT heartbeats('day', '2026-01-01 00:00+00', 'infinity', 'UTC');
 
+-- The ends of the range (4714-11-24 00:00 BC to 294276-12-31 23:59:59.999999
+-- UTC): every heartbeat up to stop, the last instant included.  Local time
+-- may lie outside the range there: in Tokyo the last day, month and year
+-- end at 15:00 UTC on 294276-12-31 (local 294277-01-01 00:00); a millennium
+-- runs from 294001 to 295000, so none ends within the range.
+SELECT h FROM heartbeats('day', '294276-12-29 00:00+00', '294276-12-31 00:00+00', 'UTC') AS h;
+SELECT h FROM heartbeats('hour', '294276-12-31 21:00+00', '294276-12-31 23:59:59.999999+00', 'UTC') AS h;
+SELECT h FROM heartbeats('microseconds', '294276-12-31 23:59:59.999998+00', '294276-12-31 23:59:59.999999+00', 'UTC') AS h;
+SELECT u AS unit, (SELECT array_agg(h ORDER BY h)
+                   FROM heartbeats(u, '294276-12-30 12:00+00', '294276-12-31 23:59:59.999999+00', 'Asia/Tokyo') AS h) AS hb
+FROM unnest(ARRAY['day', 'month', 'year', 'millennium']) WITH ORDINALITY AS x(u, i) ORDER BY i;
+-- At the start of the range, midnights in local mean time: New York
+-- (-04:56:02) at 04:56:02 UTC, Berlin (+00:53:28) at 23:06:32 UTC the day
+-- before.  The range begins at a UTC midnight that has no instant before
+-- it, so it is no heartbeat.
+SELECT z AS zone, (SELECT array_agg(h ORDER BY h)
+                   FROM heartbeats('day', '4714-11-24 00:00+00 BC', '4714-11-26 00:00+00 BC', z) AS h) AS hb
+FROM unnest(ARRAY['UTC', 'America/New_York', 'Europe/Berlin']) WITH ORDINALITY AS x(z, i) ORDER BY i;
+SELECT h FROM heartbeats('microseconds', '4714-11-24 00:00+00 BC', '4714-11-24 00:00:00.000002+00 BC', 'UTC') AS h;
+-- Millennia begin in years ending in 001 AD, and in 1000 BC, 2000 BC, ...:
+-- the first one of the range began in 5000 BC, before it.
+SELECT h FROM heartbeats('millennium', '4714-11-24 00:00+00 BC', '2000-01-01 00:00+00', 'UTC') AS h;
+-- Against date_trunc, minute by minute, over the last five days of the
+-- range and the first eleven (in UTC, where date_trunc reaches a unit's
+-- start there; generate_series would step past the end, hence the integers).
+SELECT z AS zone, u AS unit, hb IS NOT DISTINCT FROM bf AS same, cardinality(hb) AS n
+FROM unnest(ARRAY['UTC', 'Asia/Tokyo', 'Asia/Kolkata', 'America/New_York', 'Europe/Berlin']) AS z,
+     unnest(ARRAY['minute', 'hour', 'day', 'week', 'month', 'year']) AS u,
+     LATERAL (SELECT array_agg(h ORDER BY h) AS hb
+              FROM heartbeats(u, '294276-12-27 00:00+00', '294276-12-31 23:59:59.999999+00', z) AS h) AS a,
+     LATERAL (SELECT array_agg(t ORDER BY t) AS bf
+              FROM (SELECT timestamptz '294276-12-27 00:00+00' + i * interval '1 minute' AS t
+                    FROM generate_series(0, 5 * 1440 - 1) AS i) AS g
+              WHERE date_trunc(u, t, z) <> date_trunc(u, t - interval '1 minute', z)) AS b
+ORDER BY z, u;
+SELECT u AS unit, hb IS NOT DISTINCT FROM bf AS same, cardinality(hb) AS n
+FROM unnest(ARRAY['minute', 'hour', 'day', 'week']) AS u,
+     LATERAL (SELECT array_agg(h ORDER BY h) AS hb
+              FROM heartbeats(u, '4714-11-24 00:00+00 BC', '4714-12-05 00:00+00 BC', 'UTC') AS h) AS a,
+     LATERAL (SELECT array_agg(t ORDER BY t) AS bf
+              FROM (SELECT timestamptz '4714-11-24 00:00+00 BC' + i * interval '1 minute' AS t
+                    FROM generate_series(1, 11 * 1440) AS i) AS g
+              WHERE date_trunc(u, t, 'UTC') <> date_trunc(u, t - interval '1 minute', 'UTC')) AS b
+ORDER BY u;
+-- quiet_heartbeats stops before until, at the end of the range too.
+SELECT * FROM quiet_heartbeats('294276-12-31 12:00+00', '294276-12-31 23:59:59.999999+00', '4 hours');
+
 -- Quiet periods: every 4 hours of silence between 18:00 and 08:00.
 SELECT * FROM quiet_heartbeats('2026-03-01 18:00+00', '2026-03-02 08:00+00', '4 hours');
 -- strictly before until; nothing when the silence is not long enough

@@ -290,3 +290,13 @@ sp_wire_write(const PipelineValue *pv, const SpValueView *view)
 		send_text(&buf, view->state, view->state_len, false);
 	return pq_endtypsend(&buf);
 }
+
+SpState *
+sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
+				   MemoryContext run_cxt, bool keep_emissions)
+{
+	Assert(view->state != NULL);
+	check_no_nul(view->state, view->state_len, "state");
+	return sp_state_read_len(view->state, view->state_len, cfg, run_cxt,
+							 ERRCODE_INVALID_BINARY_REPRESENTATION, keep_emissions);
+}

@@ -68,6 +68,13 @@ extern char *sp_view_config_text(const SpValueView *view);
 extern char *sp_view_state_text(const SpValueView *view);
 
 /*
+ * The state of view (which has one) read where it is stored, without a
+ * copy (22P03 when it holds a NUL or is malformed); see sp_state_read_len.
+ */
+extern SpState *sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
+								   MemoryContext run_cxt, bool keep_emissions);
+
+/*
  * Raise 22P03 "invalid binary representation of type pipeline" with detail:
  * for a stored value or a wire message that is malformed.
  */

@@ -16,8 +16,22 @@
 void
 sp_scan_init(SpScan *s, const char *text, int code)
 {
+	sp_scan_init_len(s, text, strlen(text), code);
+}
+
+void
+sp_scan_init_len(SpScan *s, const char *text, size_t len, int code)
+{
 	s->start = s->p = text;
+	s->end = text + len;
 	s->code = code;
+}
+
+/* The current character, '\0' at the end. */
+static inline char
+cur(const SpScan *s)
+{
+	return (s->p < s->end) ? *s->p : '\0';
 }
 
 void
@@ -48,7 +62,8 @@ sp_scan_fail(SpScan *s, const char *fmt,...)
 static void
 skip_ws(SpScan *s)
 {
-	while (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')
+	while (s->p < s->end &&
+		   (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
 		s->p++;
 }
 
@@ -56,7 +71,7 @@ bool
 sp_scan_peek(SpScan *s, char c)
 {
 	skip_ws(s);
-	return *s->p == c;
+	return s->p < s->end && *s->p == c;
 }
 
 bool
@@ -79,7 +94,7 @@ bool
 sp_scan_null(SpScan *s)
 {
 	skip_ws(s);
-	if (strncmp(s->p, "null", 4) != 0)
+	if (s->end - s->p < 4 || strncmp(s->p, "null", 4) != 0)
 		return false;
 	s->p += 4;
 	return true;
@@ -105,17 +120,17 @@ sp_scan_string(SpScan *s)
 	char	   *o;
 
 	skip_ws(s);
-	if (*s->p != '"')
+	if (cur(s) != '"')
 		sp_scan_fail(s, "Expected a string");
 	s->p++;
 	/* the decoded string is no longer than its text: size it exactly */
-	for (end = s->p; *end != '"' && *end != '\0'; end++)
-		if (*end == '\\' && end[1] != '\0')
+	for (end = s->p; end < s->end && *end != '"' && *end != '\0'; end++)
+		if (*end == '\\' && end + 1 < s->end && end[1] != '\0')
 			end++;
 	out = o = palloc(end - s->p + 1);
 	for (;;)
 	{
-		char		c = *s->p;
+		char		c = cur(s);
 
 		if (c == '\0')
 			sp_scan_fail(s, "Unterminated string");
@@ -129,7 +144,9 @@ sp_scan_string(SpScan *s)
 			*o++ = c;
 			continue;
 		}
-		c = *s->p++;
+		c = cur(s);
+		if (c != '\0')
+			s->p++;
 		switch (c)
 		{
 			case '"':
@@ -158,7 +175,7 @@ sp_scan_string(SpScan *s)
 
 					for (int i = 0; i < 4; i++)
 					{
-						int			d = hex_digit(s->p[i]);
+						int			d = (s->p + i < s->end) ? hex_digit(s->p[i]) : -1;
 
 						if (d < 0)
 							sp_scan_fail(s, "Invalid \\u escape");
@@ -193,24 +210,119 @@ sp_scan_member(SpScan *s, const char *name)
 		s->p = at;
 		sp_scan_fail(s, "Expected member \"%s\"", name);
 	}
+	pfree(got);
 	sp_scan_expect(s, ':');
+}
+
+/* Where the JSON number at p ends (within end), or NULL: the grammar. */
+static const char *
+number_end(const char *p, const char *end)
+{
+#define DIGIT(q) ((q) < end && *(q) >= '0' && *(q) <= '9')
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (DIGIT(p))
+		while (DIGIT(p))
+			p++;
+	else
+		return NULL;
+	if (p < end && *p == '.')
+	{
+		p++;
+		if (!DIGIT(p))
+			return NULL;
+		while (DIGIT(p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E'))
+	{
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (!DIGIT(p))
+			return NULL;
+		while (DIGIT(p))
+			p++;
+	}
+	return p;
+#undef DIGIT
+}
+
+char *
+sp_scan_number(SpScan *s, char *buf, size_t size)
+{
+	const char *p;
+	size_t		len;
+	char	   *text;
+
+	skip_ws(s);
+	p = number_end(s->p, s->end);
+	if (p != NULL)
+	{
+		len = p - s->p;
+		text = (len < size) ? buf : palloc(len + 1);
+		memcpy(text, s->p, len);
+		text[len] = '\0';
+		s->p = p;
+		return text;
+	}
+	sp_scan_fail(s, "Expected a number");
 }
 
 char *
 sp_scan_number_text(SpScan *s)
 {
-	const char *p;
-	char	   *text;
+	return sp_scan_number(s, NULL, 0);
+}
 
-	skip_ws(s);
-	p = sp_json_number_end(s->p);
-	if (p != NULL)
+int64
+sp_scan_count_values(SpScan *s, int64 max)
+{
+	const char *p = s->p;
+	int			depth = 0;
+	int64		n = 0;
+	bool		any = false;
+
+	while (p < s->end && *p != '[')
+		p++;
+	for (p++; p < s->end && n <= max; p++)
 	{
-		text = pnstrdup(s->p, p - s->p);
-		s->p = p;
-		return text;
+		switch (*p)
+		{
+			case '"':
+				/* a string: to its closing quote */
+				for (p++; p < s->end && *p != '"'; p++)
+					if (*p == '\\')
+						p++;
+				any = true;
+				break;
+			case '[':
+			case '{':
+				depth++;
+				any = true;
+				break;
+			case ']':
+			case '}':
+				if (depth-- == 0)
+					return any ? n + 1 : 0;
+				break;
+			case ',':
+				if (depth == 0)
+					n++;
+				break;
+			case ' ':
+			case '\t':
+			case '\n':
+			case '\r':
+				break;
+			default:
+				any = true;
+				break;
+		}
 	}
-	sp_scan_fail(s, "Expected a number");
+	return n + (any ? 1 : 0);
 }
 
 static void
@@ -220,7 +332,7 @@ skip_value(SpScan *s, int depth)
 	if (depth > SCAN_MAX_DEPTH)
 		sp_scan_fail(s, "Nesting too deep");
 	skip_ws(s);
-	switch (*s->p)
+	switch (cur(s))
 	{
 		case '"':
 			(void) sp_scan_string(s);
@@ -228,7 +340,7 @@ skip_value(SpScan *s, int depth)
 		case '{':
 		case '[':
 			{
-				char		close = (*s->p == '{') ? '}' : ']';
+				char		close = (cur(s) == '{') ? '}' : ']';
 				bool		object = (close == '}');
 				int64		n = 0;
 
@@ -250,14 +362,14 @@ skip_value(SpScan *s, int depth)
 				return;
 			}
 		case 't':
-			if (strncmp(s->p, "true", 4) == 0)
+			if (s->end - s->p >= 4 && strncmp(s->p, "true", 4) == 0)
 			{
 				s->p += 4;
 				return;
 			}
 			break;
 		case 'f':
-			if (strncmp(s->p, "false", 5) == 0)
+			if (s->end - s->p >= 5 && strncmp(s->p, "false", 5) == 0)
 			{
 				s->p += 5;
 				return;
@@ -268,7 +380,7 @@ skip_value(SpScan *s, int depth)
 				return;
 			break;
 		default:
-			if (*s->p == '-' || (*s->p >= '0' && *s->p <= '9'))
+			if (cur(s) == '-' || (cur(s) >= '0' && cur(s) <= '9'))
 			{
 				pfree(sp_scan_number_text(s));
 				return;
@@ -293,6 +405,6 @@ void
 sp_scan_finish(SpScan *s)
 {
 	skip_ws(s);
-	if (*s->p != '\0')
+	if (s->p < s->end)
 		sp_scan_fail(s, "Unexpected text after the state");
 }

@@ -9,6 +9,9 @@
  * stops at the terminating NUL; every failure raises the reader's error
  * code with the character position.  Strings may use every JSON escape but
  * \u escapes above U+007F (the writer never produces them).
+ *
+ * The text need not be NUL-terminated: reading stops at its end, so a
+ * state is read where it is stored, without a copy.
  */
 #ifndef SP_JSCAN_H
 #define SP_JSCAN_H
@@ -19,10 +22,15 @@ typedef struct SpScan
 {
 	const char *start;
 	const char *p;
+	const char *end;			/* just past the last character */
 	int			code;			/* SQLSTATE raised on malformed input */
 } SpScan;
 
+/* A NUL-terminated text. */
 extern void sp_scan_init(SpScan *s, const char *text, int code);
+
+/* len bytes of text, which contain no NUL. */
+extern void sp_scan_init_len(SpScan *s, const char *text, size_t len, int code);
 
 SP_NORETURN extern void sp_scan_fail(SpScan *s, const char *fmt,...) pg_attribute_printf(2, 3);
 
@@ -44,6 +52,20 @@ extern void sp_scan_member(SpScan *s, const char *name);
 
 /* The text of a JSON number, palloc'd, checked against the grammar. */
 extern char *sp_scan_number_text(SpScan *s);
+
+/*
+ * The same into buf (size bytes, NUL-terminated) when it fits, else
+ * palloc'd: returns where it is.
+ */
+extern char *sp_scan_number(SpScan *s, char *buf, size_t size);
+
+/*
+ * How many values the array that starts at the current position holds,
+ * counted without reading them (at most max + 1: beyond max the count
+ * stops); nothing is consumed.  Malformed text is left to the reading that
+ * follows.
+ */
+extern int64 sp_scan_count_values(SpScan *s, int64 max);
 
 /* Skip any value; returns where it started (after white space). */
 extern const char *sp_scan_skip(SpScan *s);

@@ -5,7 +5,10 @@
  *
  * The operators' fields go through their state visitors, so this file
  * knows no operator.  Reading is a pull parse in the order the writer
- * uses: a state of any size is read in one pass, without a tree.
+ * uses: a state of any size is read in one pass, without a tree, where it
+ * is stored (no copy of its text), into rings allocated at their size, and
+ * allocating nothing that stays per value read; so resuming costs the
+ * detoasted text and the rings, and writing reserves its room at once.
  */
 #include "postgres.h"
 
@@ -142,6 +145,31 @@ write_ring(SpStateVisitor *v, const char *name, SpRing *r)
 	appendStringInfoChar(buf, ']');
 }
 
+/*
+ * Room for what sp_state_write writes, overestimated: a float8 takes at
+ * most 24 characters and its separator 2, an integer field fewer than a
+ * float8's with its name, and escaping at most sextuples a key.  Reserving
+ * it at once spares the copies of a buffer that doubles as it fills; the
+ * room not written is never touched, so it costs no memory.
+ */
+static Size
+state_text_bound(const SpState *st)
+{
+	const SpRun *run = st->run;
+	const SpConfig *cfg = run->cfg;
+	Size		n = 1024 + 6 * strlen(st->key_type) + 26 * (Size) cfg->n_out;
+
+	if (st->key)
+		n += 6 * strlen(st->key);
+	for (int i = 0; i < cfg->n_ops; i++)
+		n += 6 * strlen(cfg->ops[i].id) + 64 * (cfg->ops[i].state_size / 8 + 8);
+	for (int r = 0; r < cfg->n_rings; r++)
+		n += 26 * (Size) run->rings[r].count;
+	for (int e = 0; e < st->n_emit; e++)
+		n += 64 + 6 * strlen(st->emit[e].key);
+	return n;
+}
+
 void
 sp_state_write(StringInfo buf, const SpState *st)
 {
@@ -150,7 +178,11 @@ sp_state_write(StringInfo buf, const SpState *st)
 	WriteCtx	w = {buf, true};
 	SpStateVisitor v = {write_f64, write_i64_field, write_f64s, write_ring, &w};
 	bool		first = true;
+	Size		room = state_text_bound(st);
 
+	/* a hint only: capped where a value could not grow anyway */
+	if (room < MaxAllocSize / 2 - (Size) buf->len)
+		enlargeStringInfo(buf, (int) room);
 	appendStringInfoString(buf, "{\"key_type\": ");
 	escape_json(buf, st->key_type);
 	appendStringInfoString(buf, ", \"key\": ");
@@ -224,25 +256,30 @@ static double
 read_f64(SpScan *s)
 {
 	char	   *text;
+	char		buf[64];
 	double		v;
 
 	if (sp_scan_peek(s, '"'))
 	{
 		text = sp_scan_string(s);
-		if (strcmp(text, "NaN") == 0)
-			return get_float8_nan();
-		if (strcmp(text, "Infinity") == 0)
-			return get_float8_infinity();
-		if (strcmp(text, "-Infinity") == 0)
-			return -get_float8_infinity();
+		v = (strcmp(text, "NaN") == 0) ? get_float8_nan() :
+			(strcmp(text, "Infinity") == 0) ? get_float8_infinity() :
+			(strcmp(text, "-Infinity") == 0) ? -get_float8_infinity() : 0.0;
+		if (v != 0.0)
+		{
+			pfree(text);
+			return v;
+		}
 		sp_scan_fail(s, "Expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", not \"%s\"", sp_json_shown(text));
 	}
-	text = sp_scan_number_text(s);
+	/* the writer's numbers fit the buffer: no allocation per value */
+	text = sp_scan_number(s, buf, sizeof(buf));
 	errno = 0;
 	v = strtod(text, NULL);
 	if (errno == ERANGE && isinf(v))
 		sp_scan_fail(s, "Number %s is out of range for float8", sp_json_shown(text));
-	pfree(text);
+	if (text != buf)
+		pfree(text);
 	return v;
 }
 
@@ -250,8 +287,9 @@ read_f64(SpScan *s)
 static int64
 read_i64(SpScan *s)
 {
+	char		buf[64];
 	bool		quoted = sp_scan_peek(s, '"');
-	char	   *text = quoted ? sp_scan_string(s) : sp_scan_number_text(s);
+	char	   *text = quoted ? sp_scan_string(s) : sp_scan_number(s, buf, sizeof(buf));
 	char	   *end;
 	int64		v;
 
@@ -261,12 +299,18 @@ read_i64(SpScan *s)
 
 		if (d != floor(d) || !(fabs(d) <= (double) EXACT_INT_LIMIT))
 			sp_scan_fail(s, "Expected an integer, not %s", sp_json_shown(text));
-		return (int64) d;
+		v = (int64) d;
 	}
-	errno = 0;
-	v = strtoi64(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0')
-		sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
+	else
+	{
+		errno = 0;
+		v = strtoi64(text, &end, 10);
+		if (errno != 0 || end == text || *end != '\0')
+			sp_scan_fail(s, "Expected an integer, not \"%s\"", sp_json_shown(text));
+	}
+	/* nothing is kept per value read */
+	if (text != buf)
+		pfree(text);
 	return v;
 }
 
@@ -356,37 +400,38 @@ read_f64s(SpStateVisitor *v, const char *name, double *field, int n)
 		sp_scan_fail(s, "\"%s\" has %d values; %d were expected", name, i, n);
 }
 
+/*
+ * A ring, read into its own storage: the values are counted first, so that
+ * it is allocated once at its size (a state being read costs its text and
+ * its rings, nothing in between).
+ */
 static void
 read_ring(SpStateVisitor *v, const char *name, SpRing *r)
 {
 	SpScan	   *s = read_name(v, name);
-	int64		n = 0;
-	int64		cap = 16;
-	double	   *vals;
+	int64		n;
 
+	sp_scan_peek(s, '[');
+	n = sp_scan_count_values(s, r->limit);
+	/* checked before anything is allocated: no more than the window */
+	if (n > r->limit)
+		sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
+	sp_ring_clear(r);
+	sp_ring_reserve(r, n);
 	sp_scan_expect(s, '[');
-	vals = palloc(sizeof(double) * cap);
 	if (!sp_scan_accept(s, ']'))
 	{
 		do
 		{
-			/* checked before storing: no more than the window is ever held */
-			if (n == r->limit)
+			/* the count may be wrong for malformed text: checked again */
+			if (r->count == r->limit)
 				sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
-			if (n == cap)
-			{
-				cap = Min(cap * 2, r->limit);
-				vals = repalloc_huge(vals, sizeof(double) * cap);
-			}
-			if ((n & 0xFFFF) == 0)
+			if ((r->count & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			vals[n++] = read_f64(s);
+			sp_ring_push(r, read_f64(s));
 		} while (sp_scan_accept(s, ','));
 		sp_scan_expect(s, ']');
 	}
-	if (!sp_ring_load(r, vals, n))
-		sp_scan_fail(s, "\"%s\" holds more than its " INT64_FORMAT " values", name, r->limit);
-	pfree(vals);
 }
 
 static int
@@ -445,6 +490,8 @@ read_operators(SpScan *s, SpRun *run)
 		if (op->type->check_state &&
 			(msg = op->type->check_state(&op->params, state, rings)) != NULL)
 			sp_scan_fail(s, "Operator \"%s\": %s", op->id, msg);
+		if (op->type->restore)
+			op->type->restore(&op->params, state, rings);
 	}
 	if (sp_scan_peek(s, '"') || sp_scan_peek(s, ','))
 	{
@@ -490,10 +537,17 @@ read_buffer(SpScan *s, SpRun *run)
 		sp_scan_fail(s, "\"buffer\" must have one entry per output port (%d)", n_out);
 }
 
+/*
+ * "emissions", each checked as it is read (its time order too: progress is
+ * read by then).  Kept in st only when keep is set: a resumed run does not
+ * report them, and they would cost memory in proportion to the text.
+ */
 static void
-read_emissions(SpScan *s, SpState *st, int n_out)
+read_emissions(SpScan *s, SpState *st, int n_out, bool keep)
 {
 	int			cap = 8;
+	int64		n = 0;
+	TimestampTz prev = 0;
 
 	st->n_emit = 0;
 	st->emit = palloc(sizeof(SpEmission) * cap);
@@ -502,19 +556,27 @@ read_emissions(SpScan *s, SpState *st, int n_out)
 		return;
 	do
 	{
-		SpEmission *em;
+		SpEmission	one;
+		SpEmission *em = &one;
 		int64		port;
 
-		if (st->n_emit == cap)
+		if (keep)
 		{
-			if (cap >= MaxAllocHugeSize / sizeof(SpEmission) / 2)
-				sp_scan_fail(s, "Too many emissions");
-			cap *= 2;
-			st->emit = repalloc_huge(st->emit, sizeof(SpEmission) * cap);
+			if (st->n_emit == cap)
+			{
+				if (cap >= MaxAllocHugeSize / sizeof(SpEmission) / 2)
+					sp_scan_fail(s, "Too many emissions");
+				cap *= 2;
+				st->emit = repalloc_huge(st->emit, sizeof(SpEmission) * cap);
+			}
+			em = &st->emit[st->n_emit++];
 		}
-		em = &st->emit[st->n_emit++];
+		n++;
 		sp_scan_expect(s, '[');
 		em->ts = read_ts(s);
+		if (!st->has_progress || em->ts > st->progress || (n > 1 && em->ts < prev))
+			sp_scan_fail(s, "Emission " INT64_FORMAT " is out of time order", n);
+		prev = em->ts;
 		sp_scan_expect(s, ',');
 		em->key = sp_scan_string(s);
 		sp_scan_expect(s, ',');
@@ -526,7 +588,9 @@ read_emissions(SpScan *s, SpState *st, int n_out)
 		sp_scan_expect(s, ',');
 		em->value = read_f64(s);
 		sp_scan_expect(s, ']');
-		if ((st->n_emit & 0xFFFF) == 0)
+		if (!keep)
+			pfree(em->key);
+		if ((n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	} while (sp_scan_accept(s, ','));
 	sp_scan_expect(s, ']');
@@ -545,10 +609,7 @@ check_state(SpScan *s, const SpState *st)
 		sp_scan_fail(s, "A state with a key must have a progress");
 	if (st->rows > st->discarded && !st->has_progress)
 		sp_scan_fail(s, "A state that processed rows must have a progress");
-	for (int e = 0; e < st->n_emit; e++)
-		if (!st->has_progress || st->emit[e].ts > st->progress ||
-			(e > 0 && st->emit[e].ts < st->emit[e - 1].ts))
-			sp_scan_fail(s, "Emission %d is out of time order", e + 1);
+	/* the emissions' time order is checked as they are read */
 	if (st->key == NULL)
 	{
 		/* without a key, nothing is buffered and every operator is reset */
@@ -565,7 +626,7 @@ check_state(SpScan *s, const SpState *st)
 }
 
 static SpState *
-read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
+read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emissions)
 {
 	SpState    *st = palloc0(sizeof(SpState));
 
@@ -596,7 +657,7 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt)
 	read_operators(s, st->run);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "emissions");
-	read_emissions(s, st, cfg->n_out);
+	read_emissions(s, st, cfg->n_out, keep_emissions);
 	sp_scan_expect(s, '}');
 	check_state(s, st);
 	return st;
@@ -623,6 +684,13 @@ rethrow_as(MemoryContext cxt, int code)
 SpState *
 sp_state_read(const char *text, const SpConfig *cfg, MemoryContext run_cxt, int code)
 {
+	return sp_state_read_len(text, strlen(text), cfg, run_cxt, code, true);
+}
+
+SpState *
+sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
+				  MemoryContext run_cxt, int code, bool keep_emissions)
+{
 	MemoryContext cxt = CurrentMemoryContext;
 	SpState    *volatile st = NULL;
 
@@ -630,8 +698,8 @@ sp_state_read(const char *text, const SpConfig *cfg, MemoryContext run_cxt, int 
 	{
 		SpScan		s;
 
-		sp_scan_init(&s, text, code);
-		st = read_state(&s, cfg, run_cxt);
+		sp_scan_init_len(&s, text, len, code);
+		st = read_state(&s, cfg, run_cxt, keep_emissions);
 		sp_scan_finish(&s);
 	}
 	PG_CATCH();

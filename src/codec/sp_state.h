@@ -60,6 +60,14 @@ extern void sp_state_write(StringInfo buf, const SpState *st);
 extern SpState *sp_state_read(const char *text, const SpConfig *cfg,
 							  MemoryContext run_cxt, int code);
 
+/*
+ * The same for len bytes of text (not NUL-terminated, no NUL in them),
+ * read in place; the emissions are checked but kept only when
+ * keep_emissions is set.  Reading costs the rings and little else.
+ */
+extern SpState *sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
+								  MemoryContext run_cxt, int code, bool keep_emissions);
+
 /* A timestamp as the state writes it: ISO, UTC. */
 extern void sp_state_write_ts(StringInfo buf, TimestampTz ts);
 

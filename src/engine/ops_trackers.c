@@ -53,6 +53,17 @@ sum_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	v->f64(v, "sum_err", &s->lo);
 }
 
+/*
+ * The running sum has no ring to be checked against, but the engine only
+ * ever holds pairs in the form sp_sum.h keeps them.
+ */
+static const char *
+sum_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	return sp_sum_is_normal(*(const SpSum *) state) ? NULL :
+		"sum_err exceeds half of sum's last digit";
+}
+
 const SpOpType sp_op_cumulative_sum = {
 	.name = "CumulativeSum",
 	.params = sp_no_params,
@@ -60,6 +71,7 @@ const SpOpType sp_op_cumulative_sum = {
 	.state_size = sum_state_size,
 	.step = cumulative_sum_step,
 	.visit = sum_visit,
+	.check_state = sum_check,
 };
 
 /* CountNumber: 1, 2, 3, ... */
@@ -75,7 +87,8 @@ count_step(const SpParams *p, void *state, SpRing *rings, const double *in, doub
 {
 	int64	   *n = state;
 
-	*out = (double) ++(*n);
+	*n = sp_count_next(*n, SP_MAX_COUNT, "CountNumber");
+	*out = (double) *n;
 	return true;
 }
 
@@ -124,8 +137,10 @@ static bool
 max_tracker_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	TrackerState *s = state;
+	bool		first = (s->n == 0);
 
-	if (s->n++ == 0 || float8_gt(in[0], s->best))
+	s->n = sp_count_next(s->n, SP_MAX_COUNT, "MaxTracker");
+	if (first || float8_gt(in[0], s->best))
 		s->best = in[0];
 	*out = s->best;
 	return true;
@@ -135,8 +150,10 @@ static bool
 min_tracker_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	TrackerState *s = state;
+	bool		first = (s->n == 0);
 
-	if (s->n++ == 0 || float8_lt(in[0], s->best))
+	s->n = sp_count_next(s->n, SP_MAX_COUNT, "MinTracker");
+	if (first || float8_lt(in[0], s->best))
 		s->best = in[0];
 	*out = s->best;
 	return true;

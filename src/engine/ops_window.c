@@ -7,13 +7,35 @@
  * so a short segment costs what it holds, not what the window could hold.
  *
  * MovingAverage, MovingSum and StandardDeviation share one sliding core: a
- * ring of the window's values plus compensated sums that are updated by
- * adding the new value and subtracting the one leaving, so a row costs O(1)
- * whatever the window size.  Non-finite values are counted, not summed, so
- * that one Infinity or NaN affects results only while it is in the window
- * (Infinity - Infinity would otherwise poison the sums for good).  Their
- * results are computed from the sums only when needed (the 'value'
- * callback): on a segment's last row, not on every row.
+ * ring of the window's values plus exact sums (SpAcc, sp_sum.h) that are
+ * updated by adding the new value and subtracting the one leaving, so a row
+ * costs O(1) whatever the window size.  Non-finite values are counted, not
+ * summed, so that one Infinity or NaN affects results only while it is in
+ * the window (Infinity - Infinity would otherwise poison the sums for
+ * good).  Their results are computed from the sums only when needed (the
+ * 'value' callback): on a segment's last row, not on every row.
+ *
+ * Because the sums are exact, they are a function of the values held: a
+ * state stores them only as the pair the exact sum rounds to ("sum",
+ * "sum_err"), and reading a state rebuilds them from its ring (the
+ * 'restore' callback), so a resumed run continues from exactly the sums an
+ * uninterrupted one has, and a stored pair has no effect on any result.
+ * How a stored pair is checked against its ring:
+ *
+ * - Every pair must be finite and normalised (sp_sum_is_normal), as every
+ *	 version has written them.
+ * - StandardDeviation's must lie within 2^-20 (SUM_TOLERANCE_BITS) of its
+ *	 exact sums, measured against the magnitudes of the values held plus
+ *	 what values that left since the scale was last recounted can weigh
+ *	 (see stddev_check): that covers the rounding 0.2.0 and 0.3.0 left in
+ *	 their sliding double-double sums, which were recounted every
+ *	 window_size rows, and this version's exact pairs.
+ * - MovingSum's and MovingAverage's are not compared with their ring: the
+ *	 sliding double-double sum of 0.2.0 and 0.3.0 was never recounted, and
+ *	 lost low-order values held beside much larger ones that later left the
+ *	 window, so the pairs those versions wrote can lie arbitrarily far from
+ *	 their ring (and did: so did their results).  They are read, and the run
+ *	 continues from the exact sum of the ring.
  */
 #include "postgres.h"
 
@@ -29,6 +51,12 @@
 /* Loops over a whole window check for interrupts this often. */
 #define INTERRUPT_STRIDE 65536
 
+/*
+ * StandardDeviation's stored sums may differ from the exact ones by 2^-this
+ * of the magnitudes (see the top of the file).
+ */
+#define SUM_TOLERANCE_BITS 20
+
 typedef struct WindowCore
 {
 	int64		nan;			/* non-finite values now in the window */
@@ -39,14 +67,65 @@ typedef struct WindowCore
 	int64		fresh;			/* pushes since the last recount */
 	int64		nz;				/* finite non-zero values held */
 	int64		ntop;			/* of those, near 2^scale (see below) */
-	SpSum		sum;			/* of the finite values in the window */
-	SpSum		sumsq;			/* of their squares (StandardDeviation only) */
+	/* the pairs written to and read from a state; set when one is written */
+	SpSum		sum;
+	SpSum		sumsq;			/* StandardDeviation only */
+	SpAcc		acc;			/* exact sum of the finite values held */
 } WindowCore;
+
+typedef struct StddevState
+{
+	WindowCore	core;
+	SpAcc		accsq;			/* exact sum of their squares, as pairs */
+} StddevState;
 
 static size_t
 core_state_size(const SpParams *p)
 {
 	return sizeof(WindowCore);
+}
+
+/*
+ * acc rounded to a pair, for a state: a sum of finite values beyond float8
+ * is an error.
+ */
+static SpSum
+acc_pair(const SpAcc *acc)
+{
+	SpSum		r = sp_acc_pair(acc);
+
+	if (isinf(r.hi))
+		float_overflow_error();
+	return r;
+}
+
+/* The same to about 97 bits, for results (see sp_acc_approx). */
+static SpSum
+acc_approx(const SpAcc *acc)
+{
+	SpSum		r = sp_acc_approx(acc);
+
+	if (isinf(r.hi))
+		float_overflow_error();
+	return r;
+}
+
+/*
+ * Whether a stored pair describes the exact sum: finite, normalised as
+ * sp_sum.h keeps pairs, and within 2^-SUM_TOLERANCE_BITS of mag (the sum of
+ * the terms' magnitudes) from it.
+ */
+static bool
+stored_sum_matches(SpSum stored, const SpAcc *exact, double mag)
+{
+	SpAcc		diff;
+
+	if (!isfinite(stored.hi) || !sp_sum_is_normal(stored))
+		return false;
+	diff = *exact;
+	sp_acc_add(&diff, -stored.hi);
+	sp_acc_add(&diff, -stored.lo);
+	return fabs(sp_acc_round(&diff)) <= ldexp(mag, -SUM_TOLERANCE_BITS);
 }
 
 static int
@@ -81,25 +160,15 @@ core_push(WindowCore *c, SpRing *r, double x)
 	if (sp_ring_full(r))
 	{
 		double		old = sp_ring_pop_oldest(r);
-		SpSum		diff = sp_two_sum(x, -old);
 
-		/*
-		 * The usual row of a full window: add the exact difference x - old
-		 * in one step rather than removing and adding (half the dependent
-		 * floating-point chain).
-		 */
-		if (isfinite(diff.hi) && isfinite(old))
-		{
-			sp_ring_push(r, x);
-			c->sum = sp_sum_add_sum(c->sum, diff);
-			return true;
-		}
 		if (!core_count_nonfinite(c, old, -1))
-			c->sum = sp_sum_add(c->sum, -old);
+			sp_acc_add(&c->acc, -old);
 	}
 	sp_ring_push(r, x);
 	if (!core_count_nonfinite(c, x, 1))
-		c->sum = sp_sum_add(c->sum, x);
+		sp_acc_add(&c->acc, x);
+	/* normalised after every row, so that results read it in place */
+	sp_acc_normalise(&c->acc);
 	return sp_ring_full(r);
 }
 
@@ -113,13 +182,19 @@ core_nonfinite(const WindowCore *c)
 static double
 core_sum(const WindowCore *c)
 {
+	double		sum;
+
 	if (c->nan > 0 || (c->pinf > 0 && c->ninf > 0))
 		return get_float8_nan();
 	if (c->pinf > 0)
 		return get_float8_infinity();
 	if (c->ninf > 0)
 		return -get_float8_infinity();
-	return sp_sum_value(c->sum);
+	/* the exact sum rounded once */
+	sum = sp_acc_round(&c->acc);
+	if (isinf(sum))
+		float_overflow_error();
+	return sum;
 }
 
 static void
@@ -127,6 +202,13 @@ core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	WindowCore *c = state;
 
+	/*
+	 * What is written: the exact sum rounded (decoding overwrites it).  The
+	 * sum is normalised too, so that the state is the bytes a restore of
+	 * what is written rebuilds.
+	 */
+	sp_acc_normalise(&c->acc);
+	c->sum = acc_pair(&c->acc);
 	v->i64(v, "nan", &c->nan);
 	v->i64(v, "pinf", &c->pinf);
 	v->i64(v, "ninf", &c->ninf);
@@ -135,7 +217,10 @@ core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	v->ring(v, "values", &rings[0]);
 }
 
-/* Decoded states: the non-finite counts must be what the ring holds. */
+/*
+ * Decoded states: the non-finite counts must be what the ring holds, and
+ * the stored sum a pair (see the top of the file).
+ */
 static const char *
 core_check(const SpParams *p, const void *state, const SpRing *rings)
 {
@@ -160,7 +245,30 @@ core_check(const SpParams *p, const void *state, const SpRing *rings)
 	if (c->scale != 0 || c->fresh != 0 || c->nz != 0 || c->ntop != 0 ||
 		c->sumsq.hi != 0 || c->sumsq.lo != 0)
 		return "fields of another operator are set";
+	/* only its form: see the top of the file */
+	if (!isfinite(c->sum.hi) || !sp_sum_is_normal(c->sum))
+		return "sum is not finite, or sum_err exceeds half of its last digit";
 	return NULL;
+}
+
+/* A checked state: the exact sum from the ring, and its pair canonical. */
+static void
+core_restore(const SpParams *p, void *state, const SpRing *rings)
+{
+	WindowCore *c = state;
+
+	memset(&c->acc, 0, sizeof(c->acc));
+	for (int64 i = 0; i < rings[0].count; i++)
+	{
+		double		x = sp_ring_get(&rings[0], i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isfinite(x))
+			sp_acc_add(&c->acc, x);
+	}
+	sp_acc_normalise(&c->acc);
+	c->sum = acc_pair(&c->acc);
 }
 
 static const SpParamDef window_params[] = {
@@ -192,6 +300,7 @@ const SpOpType sp_op_moving_sum = {
 	.value = moving_sum_value,
 	.visit = core_visit,
 	.check_state = core_check,
+	.restore = core_restore,
 };
 
 /* MovingAverage */
@@ -203,7 +312,7 @@ moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 
 	if (core_nonfinite(c))
 		return core_sum(c) / p->window_size;
-	return sp_sum_value(sp_sum_div(c->sum, p->window_size));
+	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), p->window_size));
 }
 
 const SpOpType sp_op_moving_average = {
@@ -216,6 +325,7 @@ const SpOpType sp_op_moving_average = {
 	.value = moving_average_value,
 	.visit = core_visit,
 	.check_state = core_check,
+	.restore = core_restore,
 };
 
 /*
@@ -225,34 +335,53 @@ const SpOpType sp_op_moving_average = {
  * window makes the result NaN.
  *
  * Squares of values beyond 2^512 overflow and squares below 2^-537 vanish,
- * so the sums hold every value scaled by 2^-scale, a power of two (exact),
- * with scale the largest binary exponent in the window.  The scale is
- * recounted from the window's values, O(window), only when it must move: a
- * value more than SCALE_HEADROOM orders above it arrives, or no value
- * within TOP_BAND orders below it is left.  Values further below are too
- * small to change the result by 2^-TOP_BAND of it while a top value is
- * there.  Every window_size pushes the sums are recounted anyway, which
- * clears any drift of the sliding sums.  So the result neither overflows
- * where stddev_samp() does not, nor loses values too small to square, at
- * amortised O(1) a row.
+ * so the sums hold every value scaled by 2^-scale, a power of two (exact
+ * but for values that become subnormal, which is the same loss every time
+ * the value is scaled at that scale), with scale the largest binary
+ * exponent in the window.  The scale is recounted from the window's
+ * values, O(window), only when it must move: a value more than
+ * SCALE_HEADROOM orders above it arrives, or no value within TOP_BAND
+ * orders below it is left.  Values further below are too small to change
+ * the result by 2^-TOP_BAND of it while a top value is there.  Every
+ * window_size pushes the scale is recounted anyway.  So the result neither
+ * overflows where stddev_samp() does not, nor loses values too small to
+ * square, at amortised O(1) a row.  The sums are exact (each square is
+ * added as its exact pair, sp_two_prod), so given the scale they are a
+ * function of the values held, and a state restores them from its ring.
  */
 #define SCALE_HEADROOM 400
 #define TOP_BAND 200
 
-static void
-stddev_account(WindowCore *c, double x, int sign)
+/* Scaled by 2^-scale; scale is in [-1100, 1100] (checked when decoded). */
+static inline double
+scaled(const WindowCore *c, double x)
 {
-	double		y;
-	SpSum		sq;
+	return ldexp(x, (int) -c->scale);
+}
 
-	if (core_count_nonfinite(c, x, sign))
-		return;
-	y = ldexp(x, (int) -c->scale);
-	c->sum = sp_sum_add(c->sum, sign * y);
-	sq = sp_two_prod(y, y);
-	sq.hi *= sign;
-	sq.lo *= sign;
-	c->sumsq = sp_sum_add_sum(c->sumsq, sq);
+/* Add (sign = 1) or remove (-1) the finite x at the current scale. */
+static void
+stddev_add(StddevState *s, double x, int sign)
+{
+	double		y = scaled(&s->core, x);
+	SpSum		sq = sp_two_prod(y, y);
+
+	sp_acc_add(&s->core.acc, sign * y);
+	sp_acc_add(&s->accsq, sign * sq.hi);
+	sp_acc_add(&s->accsq, sign * sq.lo);
+}
+
+static void
+stddev_account(StddevState *s, double x, int sign)
+{
+	if (!core_count_nonfinite(&s->core, x, sign))
+		stddev_add(s, x, sign);
+}
+
+static size_t
+stddev_state_size(const SpParams *p)
+{
+	return sizeof(StddevState);
 }
 
 static inline bool
@@ -287,9 +416,11 @@ stddev_top(const SpRing *r)
 
 /* Recompute the scale, the counts and the sums from the values held. */
 static void
-stddev_recount(WindowCore *c, const SpRing *r)
+stddev_recount(StddevState *s, const SpRing *r)
 {
-	memset(c, 0, sizeof(WindowCore));
+	WindowCore *c = &s->core;
+
+	memset(s, 0, sizeof(StddevState));
 	c->scale = stddev_top(r);
 	for (int64 i = 0; i < r->count; i++)
 	{
@@ -303,7 +434,7 @@ stddev_recount(WindowCore *c, const SpRing *r)
 			if (near_top(c, x))
 				c->ntop++;
 		}
-		stddev_account(c, x, 1);
+		stddev_account(s, x, 1);
 	}
 }
 
@@ -315,7 +446,8 @@ static const SpParamDef stddev_params[] = {
 static bool
 stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	WindowCore *c = state;
+	StddevState *s = state;
+	WindowCore *c = &s->core;
 	SpRing	   *r = &rings[0];
 	double		x = in[0];
 	bool		recount = false;
@@ -330,19 +462,19 @@ stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 			if (near_top(c, old))
 				c->ntop--;
 		}
-		stddev_account(c, old, -1);
+		stddev_account(s, old, -1);
 	}
 	sp_ring_push(r, x);
 	if (finite_nonzero(x))
 	{
 		int			e = ilogb(x);
 
+		/*
+		 * Only zeros held: the exact sums are zero at any scale, so the
+		 * scale may move to x's.
+		 */
 		if (c->nz == 0)
-		{
-			/* only zeros held: their sums are exactly zero at any scale */
 			c->scale = e;
-			c->sum.hi = c->sum.lo = c->sumsq.hi = c->sumsq.lo = 0.0;
-		}
 		else if (e - c->scale > SCALE_HEADROOM)
 			recount = true;
 		c->nz++;
@@ -350,17 +482,22 @@ stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 			c->ntop++;
 	}
 	if (recount || (c->nz > 0 && c->ntop == 0) || ++c->fresh >= p->window_size)
-		stddev_recount(c, r);
+		stddev_recount(s, r);
 	else
-		stddev_account(c, x, 1);
+		stddev_account(s, x, 1);
+	/* normalised after every row, so that results read them in place */
+	sp_acc_normalise(&c->acc);
+	sp_acc_normalise(&s->accsq);
 	return sp_ring_full(r);
 }
 
 static double
 stddev_value(const SpParams *p, const void *state, const SpRing *rings)
 {
-	const WindowCore *c = state;
+	const StddevState *s = state;
+	const WindowCore *c = &s->core;
 	int64		n = p->window_size;
+	SpSum		sum;
 	SpSum		sq;
 	double		var;
 
@@ -369,10 +506,11 @@ stddev_value(const SpParams *p, const void *state, const SpRing *rings)
 	if (n == 1)
 		return 0.0;
 	/* sum of squared deviations = S2 - S1 * S1 / n, in double-double */
-	sq = sp_sum_div(sp_sum_mul(c->sum, c->sum), n);
+	sum = acc_approx(&c->acc);
+	sq = sp_sum_div(sp_sum_mul(sum, sum), n);
 	sq.hi = -sq.hi;
 	sq.lo = -sq.lo;
-	var = sp_sum_value(sp_sum_add_sum(c->sumsq, sq)) / (n - 1);
+	var = sp_sum_value(sp_sum_add_sum(acc_approx(&s->accsq), sq)) / (n - 1);
 	/* rounding can leave a tiny negative where the true value is zero */
 	return var <= 0 ? 0.0 : ldexp(sqrt(var), (int) c->scale);
 }
@@ -380,8 +518,14 @@ stddev_value(const SpParams *p, const void *state, const SpRing *rings)
 static void
 stddev_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
-	WindowCore *c = state;
+	StddevState *s = state;
+	WindowCore *c = &s->core;
 
+	/* what is written, as in core_visit */
+	sp_acc_normalise(&c->acc);
+	sp_acc_normalise(&s->accsq);
+	c->sum = acc_pair(&c->acc);
+	c->sumsq = acc_pair(&s->accsq);
 	v->i64(v, "nan", &c->nan);
 	v->i64(v, "pinf", &c->pinf);
 	v->i64(v, "ninf", &c->ninf);
@@ -398,23 +542,26 @@ stddev_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 
 /*
  * A decoded state must agree with a recount of its window in everything
- * but the sums, which must be in the range the scale allows.
+ * but the scale, which must fit its values, and the sums, which must be
+ * the values' at that scale (see the top of the file).
  */
 static const char *
 stddev_check(const SpParams *p, const void *state, const SpRing *rings)
 {
-	const WindowCore *c = state;
-	WindowCore	fresh;
+	const StddevState *s = state;
+	const WindowCore *c = &s->core;
+	StddevState fresh;
 	int64		ntop = 0;
-	double		bound;
+	double		mag = 0.0;
+	double		magsq = 0.0;
 
 	stddev_recount(&fresh, &rings[0]);
-	if (c->nan != fresh.nan || c->pinf != fresh.pinf || c->ninf != fresh.ninf ||
-		c->nz != fresh.nz)
+	if (c->nan != fresh.core.nan || c->pinf != fresh.core.pinf ||
+		c->ninf != fresh.core.ninf || c->nz != fresh.core.nz)
 		return "counts do not match the window's values";
-	/* fresh.scale is the top exponent held */
-	if (c->nz > 0 && (fresh.scale - c->scale > SCALE_HEADROOM ||
-					  c->scale - fresh.scale > TOP_BAND))
+	/* fresh.core.scale is the top exponent held */
+	if (c->nz > 0 && (fresh.core.scale - c->scale > SCALE_HEADROOM ||
+					  c->scale - fresh.core.scale > TOP_BAND))
 		return "scale does not fit the window's values";
 	if (c->scale < -1100 || c->scale > 1100)
 		return "scale is out of range";
@@ -429,30 +576,84 @@ stddev_check(const SpParams *p, const void *state, const SpRing *rings)
 		return "near_top does not match the window's values";
 	if (c->fresh < 0 || c->fresh >= p->window_size)
 		return "fresh is out of range";
-	bound = ldexp((double) (c->nz + 1), 2 * SCALE_HEADROOM + 2);
-	if (!(fabs(c->sum.hi) <= bound && fabs(c->sum.lo) <= bound &&
-		  fabs(c->sumsq.hi) <= bound && fabs(c->sumsq.lo) <= bound))
-		return "sums are out of range";
+	/* the exact sums at the stored scale, in fresh again */
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.core.scale = c->scale;
+	for (int64 i = 0; i < rings[0].count; i++)
+	{
+		double		x = sp_ring_get(&rings[0], i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isfinite(x))
+		{
+			double		y = scaled(c, x);
+
+			stddev_add(&fresh, x, 1);
+			mag += fabs(y);
+			magsq += y * y;
+		}
+	}
+	/*
+	 * The sums 0.2.0 and 0.3.0 wrote were recounted from the window at the
+	 * scale's last recount (or started from zero with only zeros held) and
+	 * then slid by fewer than window_size pushes, so every value they ever
+	 * held is in the window now, or left it since and was in it at that
+	 * recount, below 2^(scale + 1): scaled, less than 2, its square less
+	 * than 4.  With those counted, the magnitudes bound every partial sum,
+	 * and the rounding of at most 3 x window_size double-double steps, each
+	 * well below 2^-50 of them, stays within 2^-SUM_TOLERANCE_BITS.
+	 */
+	mag += 2.0 * p->window_size;
+	magsq += 4.0 * p->window_size;
+	if (!stored_sum_matches(c->sum, &fresh.core.acc, mag) ||
+		!stored_sum_matches(c->sumsq, &fresh.accsq, magsq))
+		return "sums do not match the window's values";
 	return NULL;
+}
+
+/* A checked state: the exact sums from the ring, and their pairs canonical. */
+static void
+stddev_restore(const SpParams *p, void *state, const SpRing *rings)
+{
+	StddevState *s = state;
+
+	memset(&s->core.acc, 0, sizeof(SpAcc));
+	memset(&s->accsq, 0, sizeof(SpAcc));
+	for (int64 i = 0; i < rings[0].count; i++)
+	{
+		double		x = sp_ring_get(&rings[0], i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isfinite(x))
+			stddev_add(s, x, 1);
+	}
+	sp_acc_normalise(&s->core.acc);
+	sp_acc_normalise(&s->accsq);
+	s->core.sum = acc_pair(&s->core.acc);
+	s->core.sumsq = acc_pair(&s->accsq);
 }
 
 const SpOpType sp_op_standard_deviation = {
 	.name = "StandardDeviation",
 	.params = stddev_params,
 	.nin = 1,
-	.state_size = core_state_size,
+	.state_size = stddev_state_size,
 	.rings = window_rings,
 	.step = stddev_step,
 	.value = stddev_value,
 	.visit = stddev_visit,
 	.check_state = stddev_check,
+	.restore = stddev_restore,
 };
 
 /*
  * Sliding extremes with a monotonic deque: each value enters and leaves the
  * deque once, so a row costs amortised O(1) whatever the window.  The deque
- * is two rings in step, values and their indexes (as float8, exact below
- * 2^53 rows), non-increasing from the front for a maximum (non-decreasing
+ * is two rings in step, values and their indexes (as float8: exact, since
+ * these operators count at most SP_MAX_POSITION = 2^53 values between
+ * resets), non-increasing from the front for a maximum (non-decreasing
  * for a minimum), in PostgreSQL's float8 ordering (NaN above everything).
  * A value equal to one already queued is queued behind it, so the front is
  * the first seen of equal extremes (-0 and 0 are equal): the trackers keep
@@ -559,9 +760,11 @@ static bool
 window_min_max_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
 	ExtremeState *s = state;
+	int64		next = sp_count_next(s->t, SP_MAX_POSITION, "WindowMinMax");
 
 	deque_push(rings, p->window_size, in[0], s->t, p->choice == MODE_MAX);
-	if (++s->t < p->window_size)
+	s->t = next;
+	if (s->t < p->window_size)
 		return false;
 	*out = sp_ring_get(&rings[DQ_VAL], 0);
 	return true;
@@ -581,7 +784,7 @@ window_min_max_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const ExtremeState *s = state;
 
-	if (s->t < 0 || s->t > SP_MAX_COUNT)
+	if (s->t < 0 || s->t > SP_MAX_POSITION)
 		return "seen is out of range";
 	return deque_check(rings, p->window_size, s->t, p->choice == MODE_MAX);
 }
@@ -646,6 +849,7 @@ peak_step(const SpParams *p, void *state, SpRing *rings, const double *in, doubl
 	SpRing	   *rs = &rings[PEAK_RS];
 	double		right;
 	bool		peak = false;
+	int64		next = sp_count_next(s->t, SP_MAX_POSITION, "PeakDetector");
 
 	deque_push(rings, h, in[0], s->t, true);
 	right = sp_ring_get(&rings[DQ_VAL], 0);
@@ -661,7 +865,7 @@ peak_step(const SpParams *p, void *state, SpRing *rings, const double *in, doubl
 	}
 	recent_push(xs, in[0]);
 	recent_push(rs, right);
-	s->t++;
+	s->t = next;
 	return peak;
 }
 
@@ -682,7 +886,7 @@ peak_check(const SpParams *p, const void *state, const SpRing *rings)
 	const ExtremeState *s = state;
 	int64		h = PEAK_H(p);
 
-	if (s->t < 0 || s->t > SP_MAX_COUNT)
+	if (s->t < 0 || s->t > SP_MAX_POSITION)
 		return "seen is out of range";
 	if (rings[PEAK_XS].count != Min(s->t, h + 1) ||
 		rings[PEAK_RS].count != Min(s->t, h + 1))

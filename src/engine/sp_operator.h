@@ -43,8 +43,35 @@ typedef enum SpPortType
 /* Rings per operator, at most. */
 #define SP_MAX_RINGS		4
 
-/* Row counters in a decoded state above this cannot be real (2^62 rows). */
+/*
+ * Row counters in a decoded state above this cannot be real (2^62 rows); a
+ * run that would count past it stops with an error (sp_count_next), so
+ * that it never writes a state its reader refuses.
+ */
 #define SP_MAX_COUNT		(INT64CONST(1) << 62)
+
+/*
+ * Positions in a window (WindowMinMax, PeakDetector) are kept as float8,
+ * exact up to 2^53: those operators count at most this many values between
+ * resets, in a run and in a decoded state alike.
+ */
+#define SP_MAX_POSITION		(INT64CONST(1) << 53)
+
+/*
+ * n + 1 for a counter that may not pass max: past it, the run stops with
+ * 54000 rather than count what its state could not hold.  'what' names the
+ * counter's owner in the detail ("WindowMinMax", "A pipeline").
+ */
+static inline int64
+sp_count_next(int64 n, int64 max, const char *what)
+{
+	if (unlikely(n >= max))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row count out of range"),
+				 errdetail("%s counts at most " INT64_FORMAT " rows.", what, max)));
+	return n + 1;
+}
 
 /*
  * Configured parameters of one operator.  One struct serves every type so
@@ -170,6 +197,14 @@ typedef struct SpOpType
 
 	/* Check a decoded state's invariants; returns NULL or a message. */
 	const char *(*check_state) (const SpParams *p, const void *state, const SpRing *rings);
+
+	/*
+	 * Optional: after check_state has accepted a decoded state, rebuild what
+	 * the state does not store but derives from what it does (the windowed
+	 * sums' exact accumulators, from their rings), so that the state is
+	 * byte for byte the one the run that wrote it had.
+	 */
+	void		(*restore) (const SpParams *p, void *state, const SpRing *rings);
 } SpOpType;
 
 /*

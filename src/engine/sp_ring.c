@@ -47,6 +47,29 @@ sp_ring_grow(SpRing *r)
 	r->head = 0;
 }
 
+void
+sp_ring_reserve(SpRing *r, int64 n)
+{
+	double	   *buf;
+
+	Assert(n <= r->limit);
+	if (n <= r->cap)
+		return;
+	buf = MemoryContextAllocHuge(r->cxt, sizeof(double) * n);
+	if (r->count > 0)
+	{
+		int64		first = Min(r->count, r->cap - r->head);
+
+		memcpy(buf, r->buf + r->head, sizeof(double) * first);
+		memcpy(buf + first, r->buf, sizeof(double) * (r->count - first));
+	}
+	if (r->buf)
+		pfree(r->buf);
+	r->buf = buf;
+	r->cap = n;
+	r->head = 0;
+}
+
 bool
 sp_ring_load(SpRing *r, const double *vals, int64 n)
 {

@@ -6,7 +6,8 @@
  * extrema deques, the filters' delay lines.  Storage is allocated on the
  * first push and doubles as values arrive, never beyond the limit that the
  * operator's parameters set, so a segment of three rows costs three slots
- * however large the window.  Clearing keeps the storage: a reset at a
+ * however large the window; a ring read from a state is allocated once at
+ * its size (sp_ring_reserve).  Clearing keeps the storage: a reset at a
  * boundary is O(1), and a ring never holds more than the largest segment
  * of its partition needed.
  *
@@ -30,6 +31,9 @@ typedef struct SpRing
 
 extern void sp_ring_init(SpRing *r, int64 limit, MemoryContext cxt);
 extern void sp_ring_grow(SpRing *r);
+
+/* Make room for n values (at most limit) at once, when there is less. */
+extern void sp_ring_reserve(SpRing *r, int64 n);
 
 /* Replace the contents with vals[0..n), oldest first; false if n > limit. */
 extern bool sp_ring_load(SpRing *r, const double *vals, int64 n);

@@ -28,9 +28,12 @@ PG_FUNCTION_INFO_V1(pipeline_rows);
 PG_FUNCTION_INFO_V1(pipeline_discarded);
 PG_FUNCTION_INFO_V1(pipeline_late);
 
-/* The value's state, or NULL when it has none; its configuration in *cfg. */
+/*
+ * The value's state, or NULL when it has none; its configuration in *cfg.
+ * Its emissions are checked, and kept only for emissions().
+ */
 static SpState *
-open_state(Datum d, SpConfig **cfg)
+open_state_emissions(Datum d, SpConfig **cfg, bool keep_emissions)
 {
 	SpValueView view;
 
@@ -38,8 +41,13 @@ open_state(Datum d, SpConfig **cfg)
 	*cfg = sp_spec_read(sp_view_config_text(&view));
 	if (view.state == NULL)
 		return NULL;
-	return sp_state_read(sp_view_state_text(&view), *cfg, CurrentMemoryContext,
-						 ERRCODE_INVALID_BINARY_REPRESENTATION);
+	return sp_view_read_state(&view, *cfg, CurrentMemoryContext, keep_emissions);
+}
+
+static SpState *
+open_state(Datum d, SpConfig **cfg)
+{
+	return open_state_emissions(d, cfg, false);
 }
 
 /* emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8) */
@@ -48,7 +56,7 @@ pipeline_emissions(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SpConfig   *cfg;
-	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+	SpState    *st = open_state_emissions(PG_GETARG_DATUM(0), &cfg, true);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int e = 0; st != NULL && e < st->n_emit; e++)

@@ -195,7 +195,7 @@ sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
 		return true;
 	if (as->cfg->late_drop)
 	{
-		as->late++;
+		as->late = sp_count_next(as->late, SP_MAX_COUNT, "A pipeline");
 		return false;
 	}
 	/* timestamptz_to_str returns a static buffer: copy each */
@@ -249,7 +249,8 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 void
 sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
-	as->rows++;
+	/* discarded rows are among these, so they stay within the cap too */
+	as->rows = sp_count_next(as->rows, SP_MAX_COUNT, "A pipeline");
 	if (knull)
 	{
 		/* an unpaired row is discarded and does not advance time */

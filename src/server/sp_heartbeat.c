@@ -18,6 +18,14 @@
  * 2 quiet, ... strictly before `until`: the heartbeats of a source silent
  * from `since` to `until`.
  *
+ * The walk reaches both ends of the timestamp range: local times there may
+ * lie outside it (a zone east of UTC on the last day, west of it on the
+ * first, and the start of a millennium that began before 4713 BC), so the
+ * local calendar is computed in a frame shifted by 2000 years where the
+ * server's own date arithmetic applies, then shifted back (see
+ * frame_shift).  A unit whose start cannot be an instant in the range ends
+ * the walk, so a stop at the last instant gives every row up to it.
+ *
  * Both return one row per call (ValuePerCall): nothing is built ahead, so
  * in a select list they stream, and in FROM the executor's tuplestore
  * spills to disk past work_mem, as for generate_series.  Their bounds must
@@ -84,26 +92,79 @@ offset_at(pg_tz *zone, TimestampTz t)
 	return -tz;
 }
 
-/* The local unit (a timestamp without zone) holding local time local. */
+/*
+ * 2000 Gregorian years: five cycles of 400 years, each 146097 days (whole
+ * weeks), so a date and its weekday, leap years, and the starts of
+ * decades, centuries and millennia all repeat 2000 years apart.
+ */
+#define SHIFT_USECS		(INT64CONST(730485) * USECS_PER_DAY)
+
+/*
+ * Within this of an end of the range (1100 years: more than a millennium
+ * plus a day of offset), local calendar arithmetic may leave the range.
+ */
+#define EDGE_USECS		(INT64CONST(1100 * 366) * USECS_PER_DAY)
+
+/*
+ * The shift that brings the local time 'local' (microseconds from
+ * 2000-01-01, possibly outside the timestamp range near its ends) to where
+ * a unit's start and the next unit's are valid timestamps: 2000 years up
+ * near the lower end (still before 1 BC, where date_trunc's rules for
+ * decades, centuries and millennia differ), down near the upper end, none
+ * in between.
+ */
+static int64
+frame_shift(Timestamp local)
+{
+	if (local < MIN_TIMESTAMP + EDGE_USECS)
+		return SHIFT_USECS;
+	if (local > END_TIMESTAMP - EDGE_USECS)
+		return -SHIFT_USECS;
+	return 0;
+}
+
 static Timestamp
-trunc_local(HbWalk *w, Timestamp local)
+trunc_valid(HbWalk *w, Timestamp local)
 {
 	return DatumGetTimestamp(DirectFunctionCall2(timestamp_trunc,
 												 PointerGetDatum(w->unit_name),
 												 TimestampGetDatum(local)));
 }
 
+/* The local unit (a timestamp without zone) holding local time local. */
+static Timestamp
+trunc_local(HbWalk *w, Timestamp local)
+{
+	int64		shift = frame_shift(local);
+
+	/* the start is at most a millennium earlier: no overflow either way */
+	return trunc_valid(w, local + shift) - shift;
+}
+
+/*
+ * The start of the local unit after w->unit; false when it is beyond what
+ * a timestamp can hold (it can then start no instant in the range).
+ */
+static bool
+next_local_unit(HbWalk *w, Timestamp *next)
+{
+	int64		shift = frame_shift(w->unit);
+	Timestamp	n;
+
+	n = DatumGetTimestamp(DirectFunctionCall2(timestamp_pl_interval,
+											  TimestampGetDatum(w->unit + shift),
+											  PointerGetDatum(&w->step)));
+	n = trunc_valid(w, n);
+	if (n <= w->unit + shift)
+		elog(ERROR, "local calendar unit did not advance");
+	return !pg_sub_s64_overflow(n, shift, next);
+}
+
+/* Local time at instant t (in the range) and offset off: never overflows. */
 static Timestamp
 local_time(TimestampTz t, long off)
 {
-	Timestamp	local;
-
-	if (pg_add_s64_overflow(t, (int64) off * USECS_PER_SEC, &local) ||
-		!IS_VALID_TIMESTAMP(local))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("timestamp out of range")));
-	return local;
+	return t + (int64) off * USECS_PER_SEC;
 }
 
 /*
@@ -172,13 +233,11 @@ next_boundary(HbWalk *w)
 		TimestampTz tr;
 
 		CHECK_FOR_INTERRUPTS();
-		next_unit = DatumGetTimestamp(DirectFunctionCall2(timestamp_pl_interval,
-														  TimestampGetDatum(w->unit),
-														  PointerGetDatum(&w->step)));
-		next_unit = trunc_local(w, next_unit);
-		if (next_unit <= w->unit)
-			elog(ERROR, "local calendar unit did not advance");
-		cand = next_unit - (int64) w->off * USECS_PER_SEC;
+		/* no next unit, or one that starts after the range: no candidate */
+		if (!next_local_unit(w, &next_unit) ||
+			pg_sub_s64_overflow(next_unit, (int64) w->off * USECS_PER_SEC, &cand) ||
+			!IS_VALID_TIMESTAMP(cand))
+			cand = DT_NOEND;
 		if (next_transition(w->zone, w->t, &tr) && tr <= cand)
 		{
 			long		off = offset_at(w->zone, tr);
@@ -192,6 +251,8 @@ next_boundary(HbWalk *w)
 				return tr;
 			continue;			/* the key is the same on both sides */
 		}
+		if (cand == DT_NOEND)
+			return cand;		/* after every stop: the walk ends */
 		w->t = cand;
 		w->unit = next_unit;
 		return cand;

@@ -13,13 +13,12 @@ SpRun *
 sp_resume_state(const SpValueView *view, const SpConfig *cfg, SpKeyState *ks,
 				SpState *info)
 {
-	/* the text, the parse and the emissions go with this context */
+	/* what the parse allocates goes with this context; the text is read in place */
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext,
 											  "pipeline resume",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(tmp);
-	SpState    *st = sp_state_read(sp_view_state_text(view), cfg, ks->cxt,
-								   ERRCODE_INVALID_BINARY_REPRESENTATION);
+	SpState    *st = sp_view_read_state(view, cfg, ks->cxt, false);
 	char	   *type_name = sp_keyio_type_name(ks->kt->type);
 	SpRun	   *run = st->run;
 

@@ -8,9 +8,10 @@
  *	- the canonical text of an accepted spec reads back to the same text;
  *	- a run over the rows emits only on ports that exist, and only on rows
  *	  whose key differs from the current one;
- *	- after every row, each operator's state passes its own check_state, and
- *	  walking it with the state visitor, then writing the values back into a
- *	  zeroed state, rebuilds it byte for byte (the visitor misses nothing);
+ *	- after every row, each operator's state, walked with the state visitor
+ *	  as when it is written, passes its own check_state, and writing the
+ *	  values back into a zeroed state (and restoring what it derives)
+ *	  rebuilds it byte for byte (the visitor misses nothing);
  *	- a state decoded from fuzz bytes is either refused by check_state or
  *	  safe to run.
  * An input that starts with a format version byte (1 or 2) is a binary
@@ -202,14 +203,19 @@ check_operator_states(const SpConfig *cfg, SpRun *run)
 		char	   *cstate = copy->opstate + op->state_off;
 		SpRing	   *crings = copy->rings + op->first_ring;
 
+		/* the walk first: it sets what a state written now would hold */
+		if (op->type->visit != NULL)
+			op->type->visit(&op->params, state, rings, &save.v);
 		if (op->type->check_state &&
 			op->type->check_state(&op->params, state, rings) != NULL)
 			abort();			/* the engine reached a state it calls invalid */
 		if (op->type->visit == NULL)
 			continue;
-		op->type->visit(&op->params, state, rings, &save.v);
 		load.w = save.w;
 		op->type->visit(&op->params, cstate, crings, &load.v);
+		/* what the state derives from what it stores is rebuilt */
+		if (!load.refused && op->type->restore)
+			op->type->restore(&op->params, cstate, crings);
 		if (load.refused || load.n != save.n ||
 			memcmp(cstate, state, op->state_size) != 0 ||
 			!rings_equal(rings, crings, op->n_rings))
@@ -244,6 +250,8 @@ run_hostile_states(const SpConfig *cfg, const uint8 *p, size_t n)
 		if (op->type->check_state &&
 			op->type->check_state(&op->params, run->opstate + op->state_off, rings) != NULL)
 			return;				/* refused, as a stored value would be */
+		if (op->type->restore)
+			op->type->restore(&op->params, run->opstate + op->state_off, rings);
 		p = load.src;
 		n = load.src_len;
 	}

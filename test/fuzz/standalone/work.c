@@ -38,8 +38,7 @@ pg_noinline void
 spec_read_text(const char *text)
 {
 	char	   *state;
-	char	   *config = sp_text_split(text, &state,
-												 ERRCODE_INVALID_TEXT_REPRESENTATION);
+	char	   *config = sp_text_split(text, &state, ERRCODE_INVALID_TEXT_REPRESENTATION);
 
 	if (state != NULL)
 	{
