@@ -62,7 +62,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/engine -I$(srcdir)/src/codec -I$(s
 # the library's version (PostgreSQL 18's PG_MODULE_MAGIC_EXT, src/sp_compat.h)
 # is segpipe.control's default_version
 SEGPIPE_VERSION := $(shell sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))segpipe.control)
-PG_CPPFLAGS = -DSEGPIPE_VERSION='"$(SEGPIPE_VERSION)"'
+PG_CPPFLAGS += -DSEGPIPE_VERSION='"$(SEGPIPE_VERSION)"'
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
