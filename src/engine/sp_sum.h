@@ -373,7 +373,7 @@ sp_acc_round_normal(const SpAcc *a)
 {
 	bool		negative = a->c[SP_ACC_CHUNKS - 1] < 0;
 	int			top = sp_acc_mag_top(a, negative);
-	uint64		mag[3];
+	uint64		mag[3] = {0, 0, 0};	/* n >= 2 below; the compiler cannot tell */
 	int			lead;
 	int			low;
 	int			j;
