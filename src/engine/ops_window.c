@@ -330,8 +330,8 @@ const SpOpType sp_op_moving_average = {
 
 /*
  * StandardDeviation: sample standard deviation, (n - 1) in the denominator,
- * as stddev_samp() computes it; 0 for a window of one value, as the
- * original design has it.  Like stddev_samp(), any Infinity or NaN in the
+ * as stddev_samp() computes it; 0 for a window of one value (docs/design.md
+ * says why).  Like stddev_samp(), any Infinity or NaN in the
  * window makes the result NaN.
  *
  * Squares of values beyond 2^512 overflow and squares below 2^-537 vanish,
