@@ -42,6 +42,25 @@ fail_step() {
 	finish
 }
 count() { sed -nE "s/.*(^|[^0-9])([0-9]+) $1.*/\2/p" <<<"$2"; }
+# run_counted LABEL SCRIPT: runs a script of ours that ends with the line
+# "LABEL: N passed, M failed", adds its counts (no such line: one failure),
+# and lists its FAILED lines under its name when it failed
+run_counted() {
+	local label=$1 script=$2 log line
+	log=$(mktemp)
+	bash "$ROOT/$script" 2>&1 | tee "$log" || status=1
+	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed\$" "$log" | tail -n 1 || true)
+	line=${line:-$label: 0 passed, 1 failed}
+	passed=$((passed + $(count passed "$line")))
+	failed=$((failed + $(count failed "$line")))
+	if [ "$(count failed "$line")" != 0 ]; then
+		{
+			echo "$label ($script): $(count failed "$line") failed"
+			grep -E '^FAILED' "$log" | sed 's/^/    /'
+		} >>"$SEGPIPE_FAILURES"
+	fi
+	rm -f "$log"
+}
 
 bash "$ROOT/test/setup.sh" --tests || fail_step "installing what the tests need (test/setup.sh --tests)"
 # The Debian package first: installing the .deb puts its files where make
@@ -49,19 +68,7 @@ bash "$ROOT/test/setup.sh" --tests || fail_step "installing what the tests need 
 # this tree's build for everything else.  SEGPIPE_NO_DEB=1 skips it.
 if [ "${SEGPIPE_NO_DEB:-}" != 1 ]; then
 	echo "== Debian package (test/packaging/deb.sh)"
-	deblog=$(mktemp)
-	bash "$ROOT/test/packaging/deb.sh" 2>&1 | tee "$deblog" || status=1
-	deb_summary=$(grep -E '^Debian package: [0-9]+ passed, [0-9]+ failed$' "$deblog" | tail -n 1)
-	[ -n "$deb_summary" ] || { deb_summary="Debian package: 0 passed, 1 failed"; status=1; }
-	passed=$((passed + $(count passed "$deb_summary")))
-	failed=$((failed + $(count failed "$deb_summary")))
-	if [ "$(count failed "$deb_summary")" != 0 ]; then
-		{
-			echo "Debian package (test/packaging/deb.sh): $(count failed "$deb_summary") failed"
-			grep -E '^FAILED' "$deblog" | sed 's/^/    /'
-		} >>"$SEGPIPE_FAILURES"
-	fi
-	rm -f "$deblog"
+	run_counted "Debian package" test/packaging/deb.sh
 fi
 build_install COPT=-Werror || fail_step "build and install (make COPT=-Werror, make install)"
 echo "== starting a throwaway cluster"
@@ -86,17 +93,5 @@ failed=$((failed + $(count failed "$summary")))
 # PostgreSQL 17 and 18 in Debian chroots, the same bytes on 15, 17 and 18, and
 # 15's dump restored on them (test/majors/run.sh, with this tree's segpipe
 # installed here; SEGPIPE_NO_MATRIX=1 skips it, but not in CI)
-majorslog=$(mktemp)
-bash "$ROOT/test/majors/run.sh" 2>&1 | tee "$majorslog" || status=1
-majors=$(grep -E '^PostgreSQL majors: [0-9]+ passed, [0-9]+ failed$' "$majorslog" | tail -n 1 || true)
-majors=${majors:-PostgreSQL majors: 0 passed, 1 failed}
-passed=$((passed + $(count passed "$majors")))
-failed=$((failed + $(count failed "$majors")))
-if [ "$(count failed "$majors")" != 0 ]; then
-	{
-		echo "PostgreSQL majors (test/majors/run.sh): $(count failed "$majors") failed"
-		grep -E '^FAILED' "$majorslog" | sed 's/^/    /'
-	} >>"$SEGPIPE_FAILURES"
-fi
-rm -f "$majorslog"
+run_counted "PostgreSQL majors" test/majors/run.sh
 finish
