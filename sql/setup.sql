@@ -46,3 +46,8 @@ EXCEPTION WHEN OTHERS THEN
                      'HINT:  ' || nullif(hint, ''),
                      'CONTEXT:  ' || nullif(context, ''));
 END $$;
+
+-- at(n): n seconds into 1 January 2026 (UTC), for short readable rows in
+-- the suites of stored pipelines (pipeline_agg, segment_state, punctuate).
+CREATE FUNCTION at(n int) RETURNS timestamptz LANGUAGE sql IMMUTABLE
+  AS $$ SELECT '2026-01-01 00:00:00+00'::timestamptz + make_interval(secs => n) $$;
