@@ -6,24 +6,24 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
+-- day_lengths(start, stop, zone): the day heartbeats from start to stop,
+-- each with its local time in zone and the hours until the next one.
+CREATE FUNCTION day_lengths(start timestamptz, stop timestamptz, zone text)
+RETURNS TABLE (h timestamptz, local timestamp, hours int) LANGUAGE sql AS $$
+  SELECT h, h AT TIME ZONE zone, (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int
+  FROM heartbeats('day', start, stop, zone) AS h
+  ORDER BY h
+$$;
+
 -- Berlin, 2026: 29 March has 23 hours, 25 October 25.  Bounds are
 -- inclusive; both bounds here are Berlin midnights.
-SELECT h, h AT TIME ZONE 'Europe/Berlin' AS local,
-       (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
-FROM heartbeats('day', '2026-03-28 00:00+01', '2026-03-30 00:00+02', 'Europe/Berlin') AS h;
-SELECT h, h AT TIME ZONE 'Europe/Berlin' AS local,
-       (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
-FROM heartbeats('day', '2026-10-24 00:00+02', '2026-10-26 00:00+01', 'Europe/Berlin') AS h;
+SELECT * FROM day_lengths('2026-03-28 00:00+01', '2026-03-30 00:00+02', 'Europe/Berlin');
+SELECT * FROM day_lengths('2026-10-24 00:00+02', '2026-10-26 00:00+01', 'Europe/Berlin');
 -- New York, 2026: 8 March has 23 hours, 1 November 25.
-SELECT h, h AT TIME ZONE 'America/New_York' AS local,
-       (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
-FROM heartbeats('day', '2026-03-07 00:00-05', '2026-03-09 00:00-04', 'America/New_York') AS h;
-SELECT h, h AT TIME ZONE 'America/New_York' AS local,
-       (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
-FROM heartbeats('day', '2026-10-31 00:00-04', '2026-11-02 00:00-05', 'America/New_York') AS h;
+SELECT * FROM day_lengths('2026-03-07 00:00-05', '2026-03-09 00:00-04', 'America/New_York');
+SELECT * FROM day_lengths('2026-10-31 00:00-04', '2026-11-02 00:00-05', 'America/New_York');
 -- UTC: every day 24 hours; a start inside a day begins at the next one.
-SELECT h, (extract(epoch FROM lead(h) OVER (ORDER BY h) - h) / 3600)::int AS hours
-FROM heartbeats('day', '2026-03-28 12:00+00', '2026-03-31 00:00+00', 'UTC') AS h;
+SELECT h, hours FROM day_lengths('2026-03-28 12:00+00', '2026-03-31 00:00+00', 'UTC');
 
 -- Hours in Berlin when the clocks go back: 02:00 to 03:00 is lived twice.
 -- Below a day, date_trunc keeps the offset of ts, so the two passes are two
@@ -180,3 +180,4 @@ FROM (SELECT ts, segment_key(v, (ts AT TIME ZONE 'UTC')::date) OVER w AS closed_
 WHERE closed_day IS NOT NULL;
 -- leave nothing behind for the suites that follow
 DROP TABLE ranges, hb_utc, berlin_readings, gappy;
+DROP FUNCTION day_lengths(timestamptz, timestamptz, text);

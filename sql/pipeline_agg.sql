@@ -5,10 +5,6 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
--- at(n): n seconds into the day, for short readable rows.
-CREATE FUNCTION at(n int) RETURNS timestamptz LANGUAGE sql IMMUTABLE
-  AS $$ SELECT '2026-01-01 00:00:00+00'::timestamptz + make_interval(secs => n) $$;
-
 -- The worked example of section 2: one emission, (4, 60), for key 1; the
 -- segment of key 0 stays pending.
 CREATE TABLE example AS
@@ -203,4 +199,3 @@ SELECT array_agg(i ORDER BY i) FROM many WHERE p = (SELECT p FROM example);
 DROP TABLE example, punct, dropped, rows_ab, spec_ma, one_run, part_a, part_c, two_out,
   settings_run, many;
 DROP TYPE mood;
-DROP FUNCTION at(int);

@@ -5,9 +5,6 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
-CREATE FUNCTION at(n int) RETURNS timestamptz LANGUAGE sql IMMUTABLE
-  AS $$ SELECT '2026-01-01 00:00:00+00'::timestamptz + make_interval(secs => n) $$;
-
 -- What a pipeline says about itself: key, progress, counters, buffer and
 -- the emissions of the run (or punctuation) that produced it.
 CREATE FUNCTION show(p pipeline) RETURNS text LANGUAGE sql IMMUTABLE AS $$
@@ -154,4 +151,4 @@ SELECT count(*) FILTER (WHERE i.p = punctuate(s.state, '2026-03-05 00:00+00', da
 FROM iso AS i JOIN sensor_state AS s USING (sensor_id);
 -- leave nothing behind for the suites that follow
 DROP TABLE base, stream, specs, cases, sensor_readings, sensor_state, daily_results, iso;
-DROP FUNCTION at(int), show(pipeline);
+DROP FUNCTION show(pipeline);

@@ -6,9 +6,6 @@
 \pset null 'null'
 SET TimeZone = 'UTC';
 
-CREATE FUNCTION at(n int) RETURNS timestamptz LANGUAGE sql IMMUTABLE
-  AS $$ SELECT '2026-01-01 00:00:00+00'::timestamptz + make_interval(secs => n) $$;
-
 -- MovingAverage over 2 (it outputs once its window is full), text keys.
 -- A leaves key b open with one value, 4, in the window; the state's own
 -- emission (1.5, for key a) is not reported again.  Over A then B:
@@ -86,4 +83,3 @@ SELECT segment_agg(v, s, p) OVER (ORDER BY s) FROM b1, st1;
 SELECT segment_agg(ARRAY[v], k::varchar, p) OVER (ORDER BY s) FROM b1, st1;
 
 DROP TABLE a1, b1, st1, a2, b2, st2, b3, b4;
-DROP FUNCTION at(int);

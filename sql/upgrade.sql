@@ -1,7 +1,7 @@
 -- ALTER EXTENSION segpipe UPDATE from 0.1.0 to 0.3.0 (through 0.2.0), in a
 -- database of its own: afterwards the objects are those of a fresh install (the same
--- lists as in setup.sql), and pipeline values stored under 0.1.0 still read
--- and run.
+-- lists as in setup.sql, from sql/include/objects.sql), and pipeline values
+-- stored under 0.1.0 still read and run.
 \set regression_db :DBNAME
 CREATE DATABASE segpipe_upgrade;
 \c segpipe_upgrade
@@ -28,30 +28,8 @@ CREATE TABLE wire AS SELECT id, pipeline_send(p) AS bytes FROM stored;
 
 ALTER EXTENSION segpipe UPDATE;
 
-SELECT p.oid::regprocedure AS function,
-       pg_get_function_arguments(p.oid) AS arguments,
-       pg_get_function_result(p.oid) AS result,
-       CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN l.lanname ELSE p.prosrc END AS symbol,
-       p.prokind AS kind,
-       p.provolatile AS volatility,
-       p.proisstrict AS strict,
-       p.proparallel AS parallel,
-       obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
-FROM pg_proc p
-JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
-JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'segpipe'
-JOIN pg_language l ON l.oid = p.prolang
-ORDER BY p.oid::regprocedure::text COLLATE "C";
-
-SELECT e.extversion, pg_describe_object(d.classid, d.objid, d.objsubid) AS member
-FROM pg_depend d
-JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
-WHERE e.extname = 'segpipe' AND d.deptype = 'e'
-  AND d.objid <> 'pipeline[]'::regtype -- a member from PostgreSQL 17 on, not before: docs/versions.md
-ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
-
-SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend
-FROM pg_type WHERE typname = 'pipeline';
+-- The lists of a fresh install (setup.sql), to the letter.
+\i sql/include/objects.sql
 
 -- The stored values read as before, their binary form is unchanged, and
 -- they run with keys of any type.
