@@ -167,9 +167,23 @@ core_push(WindowCore *c, SpRing *r, double x)
 	sp_ring_push(r, x);
 	if (!core_count_nonfinite(c, x, 1))
 		sp_acc_add(&c->acc, x);
-	/* normalised after every row, so that results read it in place */
-	sp_acc_normalise(&c->acc);
+	/* normalised only when read (acc_read): most rows emit nothing */
 	return sp_ring_full(r);
+}
+
+/*
+ * The window's exact sum in normalised form, for reading it: acc itself
+ * when nothing was added since it was last normalised, else a normalised
+ * copy in *copy.  (A result is read through a const state.)
+ */
+static const SpAcc *
+acc_read(const SpAcc *acc, SpAcc *copy)
+{
+	if (acc->bottom == 0)
+		return acc;
+	*copy = *acc;
+	sp_acc_normalise(copy);
+	return copy;
 }
 
 static bool
@@ -182,6 +196,7 @@ core_nonfinite(const WindowCore *c)
 static double
 core_sum(const WindowCore *c)
 {
+	SpAcc		copy;
 	double		sum;
 
 	if (c->nan > 0 || (c->pinf > 0 && c->ninf > 0))
@@ -191,7 +206,7 @@ core_sum(const WindowCore *c)
 	if (c->ninf > 0)
 		return -get_float8_infinity();
 	/* the exact sum rounded once */
-	sum = sp_acc_round(&c->acc);
+	sum = sp_acc_round(acc_read(&c->acc, &copy));
 	if (isinf(sum))
 		float_overflow_error();
 	return sum;
@@ -309,10 +324,11 @@ static double
 moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const WindowCore *c = state;
+	SpAcc		copy;
 
 	if (core_nonfinite(c))
 		return core_sum(c) / p->window_size;
-	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), p->window_size));
+	return sp_sum_value(sp_sum_div(acc_approx(acc_read(&c->acc, &copy)), p->window_size));
 }
 
 const SpOpType sp_op_moving_average = {
