@@ -157,6 +157,10 @@ core_count_nonfinite(WindowCore *c, double x, int sign)
 static bool
 core_push(WindowCore *c, SpRing *r, double x)
 {
+	/*
+	 * The sum is left as the additions leave it: most rows emit nothing, and
+	 * a result (sp_acc_round, sp_acc_approx) normalises a copy when it must.
+	 */
 	if (sp_ring_full(r))
 	{
 		double		old = sp_ring_pop_oldest(r);
@@ -167,24 +171,9 @@ core_push(WindowCore *c, SpRing *r, double x)
 	sp_ring_push(r, x);
 	if (!core_count_nonfinite(c, x, 1))
 		sp_acc_add(&c->acc, x);
-	/* normalised only when read (acc_read): most rows emit nothing */
 	return sp_ring_full(r);
 }
 
-/*
- * The window's exact sum in normalised form, for reading it: acc itself
- * when nothing was added since it was last normalised, else a normalised
- * copy in *copy.  (A result is read through a const state.)
- */
-static const SpAcc *
-acc_read(const SpAcc *acc, SpAcc *copy)
-{
-	if (acc->bottom == 0)
-		return acc;
-	*copy = *acc;
-	sp_acc_normalise(copy);
-	return copy;
-}
 
 static bool
 core_nonfinite(const WindowCore *c)
@@ -196,7 +185,6 @@ core_nonfinite(const WindowCore *c)
 static double
 core_sum(const WindowCore *c)
 {
-	SpAcc		copy;
 	double		sum;
 
 	if (c->nan > 0 || (c->pinf > 0 && c->ninf > 0))
@@ -206,7 +194,7 @@ core_sum(const WindowCore *c)
 	if (c->ninf > 0)
 		return -get_float8_infinity();
 	/* the exact sum rounded once */
-	sum = sp_acc_round(acc_read(&c->acc, &copy));
+	sum = sp_acc_round(&c->acc);
 	if (isinf(sum))
 		float_overflow_error();
 	return sum;
@@ -324,11 +312,10 @@ static double
 moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const WindowCore *c = state;
-	SpAcc		copy;
 
 	if (core_nonfinite(c))
 		return core_sum(c) / p->window_size;
-	return sp_sum_value(sp_sum_div(acc_approx(acc_read(&c->acc, &copy)), p->window_size));
+	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), p->window_size));
 }
 
 const SpOpType sp_op_moving_average = {
@@ -501,9 +488,6 @@ stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 		stddev_recount(s, r);
 	else
 		stddev_account(s, x, 1);
-	/* normalised after every row, so that results read them in place */
-	sp_acc_normalise(&c->acc);
-	sp_acc_normalise(&s->accsq);
 	return sp_ring_full(r);
 }
 

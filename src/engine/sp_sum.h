@@ -465,7 +465,7 @@ sp_acc_pair(const SpAcc *a)
  * as a is normalised.  hi is infinite beyond float8's range.
  */
 static inline SpSum
-sp_acc_approx(const SpAcc *a)
+sp_acc_approx_normal(const SpAcc *a)
 {
 	bool		negative = a->c[SP_ACC_CHUNKS - 1] < 0;
 	int			top = sp_acc_mag_top(a, negative);
@@ -494,6 +494,19 @@ sp_acc_approx(const SpAcc *a)
 		r.lo = -r.lo;
 	}
 	return r;
+}
+
+/* sp_acc_approx of a sum normalised or not (as sp_acc_round takes it). */
+static inline SpSum
+sp_acc_approx(const SpAcc *acc)
+{
+	SpAcc		norm;
+
+	if (acc->pending == 0 && acc->bottom == 0)
+		return sp_acc_approx_normal(acc);
+	norm = *acc;
+	sp_acc_normalise(&norm);
+	return sp_acc_approx_normal(&norm);
 }
 
 #endif							/* SP_SUM_H */
