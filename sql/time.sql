@@ -26,3 +26,195 @@ ORDER BY ts;
 SELECT segment_agg(NULL::timestamptz, 1.0::float8, 1, '{"type": "CumulativeSum"}') OVER ();
 SELECT segment_agg(NULL::timestamptz, 1.0::float8, NULL::int, '{"type": "CumulativeSum"}') OVER ();
 SELECT segment_agg(NULL::timestamptz, ARRAY[1.0::float8], 1, '{"type": "CumulativeSum"}') OVER ();
+
+-- ---- Windows of time ----
+-- The window at a row with timestamp t holds the rows with timestamps in
+-- (t - w, t]; the operators emit on every row (min_rows 1).  Rows (i, s
+-- seconds, v); with w = 5 seconds the windows are, by row:
+--   1 (0 s): {1}          2 (1 s): {1, 2}        3 (1 s): {1, 2, 3}
+--   4 (3 s): {1, 2, 3, 4} 5 (10 s): {5}          6 (10.5 s): {5, 6}
+--   7 (15 s): {6, 8} (10 s is not in (10, 15])   8 (20 s): {7}
+-- so sum, mean, sample standard deviation (0 for one value), min, max and
+-- count are, by row:
+--   1: 1, 1, 0, 1, 1, 1                 5: 5, 5, 0, 5, 5, 1
+--   2: 3, 1.5, sqrt(1/2), 1, 2, 2       6: 11, 5.5, sqrt(1/2), 5, 6, 2
+--   3: 6, 2, 1, 1, 3, 3                 7: 14, 7, sqrt(2), 6, 8, 2
+--   4: 10, 2.5, sqrt(5/3), 1, 4, 4      8: 7, 7, 0, 7, 7, 1
+-- Each prefix of the rows is a partition whose last row closes the
+-- segment (close_at_end), so each shows the outputs at its last row.  The
+-- durations are spelt in several ways.
+CREATE TABLE tw (i int, s float8, v float8);
+INSERT INTO tw VALUES (1, 0, 1), (2, 1, 2), (3, 1, 3), (4, 3, 4), (5, 10, 5),
+  (6, 10.5, 6), (7, 15, 8), (8, 20, 7);
+CREATE FUNCTION at(s float8) RETURNS timestamptz
+  AS $$ SELECT timestamptz '2026-01-01 00:00+00' + s * interval '1 second' $$
+  LANGUAGE sql IMMUTABLE;
+CREATE TABLE six (p pipeline);
+INSERT INTO six VALUES ('{"type": "Pipeline", "output_port_types": ["number", "number", "number", "number", "number", "number"], "operators": [{"id": "in", "type": "Identity"}, {"id": "sum", "type": "MovingSum", "window": "5 seconds"}, {"id": "avg", "type": "MovingAverage", "window": "5 s"}, {"id": "sd", "type": "StandardDeviation", "window": "00:00:05"}, {"id": "min", "type": "WindowMinMax", "window": "5000 ms", "mode": "min"}, {"id": "max", "type": "WindowMinMax", "window": "@ 5 secs", "mode": "max"}, {"id": "n", "type": "CountNumber", "window": "5000000 us"}], "connections": [{"from": "in", "to": "sum"}, {"from": "in", "to": "avg"}, {"from": "in", "to": "sd"}, {"from": "in", "to": "min"}, {"from": "in", "to": "max"}, {"from": "in", "to": "n"}], "entryOperator": "in", "outputMappings": {"sum": {"o1": "o1"}, "avg": {"o1": "o2"}, "sd": {"o1": "o3"}, "min": {"o1": "o4"}, "max": {"o1": "o5"}, "n": {"o1": "o6"}}}');
+SELECT n, r FROM (
+  SELECT n, segment_agg(at(s), ARRAY[v], 1, six.p, true) OVER (PARTITION BY n ORDER BY i) AS r
+  FROM tw, six, generate_series(1, 8) AS n WHERE i <= n) AS q
+WHERE r IS NOT NULL ORDER BY n;
+
+-- The canonical text shows a window of time as HH:MM:SS (a day is 24
+-- hours) with min_rows, and a window of rows exactly as before.
+SELECT '{"type": "MovingAverage", "window": "1 day 2 hours 0.5 s", "min_rows": 3}'::pipeline;
+SELECT '{"type": "MovingAverage", "window_size": 5}'::pipeline;
+SELECT '{"type": "CountNumber"}'::pipeline;
+SELECT '{"type": "WindowMinMax", "window": "1.5 hours", "mode": "max"}'::pipeline;
+
+-- min_rows: WindowMinMax of the last 5 seconds, emitting from 2 rows on;
+-- row 5 holds one row, so its segment (rows 1 to 5) keeps what row 4 gave
+-- (min of {1, 2, 3, 4} = 1), and rows 1 to 6 give min {5, 6} = 5.
+SELECT n, r FROM (
+  SELECT n, segment_agg(at(s), v, 1, '{"type": "WindowMinMax", "window": "5 s", "mode": "min", "min_rows": 2}', true)
+    OVER (PARTITION BY n ORDER BY i) AS r
+  FROM tw, generate_series(1, 8) AS n WHERE i <= n) AS q
+WHERE r IS NOT NULL ORDER BY n;
+-- The same with MovingAverage, whose output is then computed on each row
+-- that gives one: rows 1 to 5 keep row 4's 2.5; rows 1 to 8 keep row 7's 7.
+SELECT n, r FROM (
+  SELECT n, segment_agg(at(s), v, 1, '{"type": "MovingAverage", "window": "5 s", "min_rows": 2}', true)
+    OVER (PARTITION BY n ORDER BY i) AS r
+  FROM tw, generate_series(1, 8) AS n WHERE i <= n) AS q
+WHERE r IS NOT NULL ORDER BY n;
+
+-- A boundary resets the window: key 1 for rows 1 to 4, key 2 from row 5;
+-- with a window of an hour, row 5 emits the sum of key 1's rows (10), and
+-- the last row (8) closes key 2's window, which holds only its own rows:
+-- 5 + 6 + 8 + 7 = 26 (36 without the reset).
+SELECT i, segment_agg(at(s), v, CASE WHEN i <= 4 THEN 1 ELSE 2 END,
+                      '{"type": "MovingSum", "window": "1 hour"}', true) OVER (ORDER BY i)
+FROM tw ORDER BY i;
+-- Non-finite values count as in the windows of rows: Infinity (1 s) and
+-- NaN (2 s) make the sums, mean and standard deviation Infinity or NaN
+-- while in the window, NaN is above every value for min and max; at 7 s
+-- the window (2 s, 7 s] holds 2 and 3 only: 5, 2.5, sqrt(1/2), 2, 3, 2.
+SELECT n, r FROM (
+  SELECT n, segment_agg(at(s), ARRAY[v], 1, six.p, true) OVER (PARTITION BY n ORDER BY i) AS r
+  FROM (VALUES (1, 0, 1), (2, 1, 'Infinity'::float8), (3, 2, 'NaN'), (4, 4, 2), (5, 7, 3)) AS t(i, s, v),
+       six, generate_series(1, 5) AS n WHERE i <= n) AS q
+WHERE r IS NOT NULL ORDER BY n;
+
+-- pipeline_agg: the state holds the values, the timestamps of the oldest
+-- and newest row held (microseconds since 2000-01-01 UTC: 2026-01-01
+-- 00:00:10 is 820540810000000) and the gaps between the rows held.
+SELECT pipeline_agg(at(s), v, 1, '{"type": "MovingSum", "window": "5 seconds"}' ORDER BY i) FROM tw WHERE i <= 6;
+SELECT pipeline_agg(at(s), v, 1, '{"type": "WindowMinMax", "window": "5 seconds", "mode": "min", "min_rows": 2}' ORDER BY i) FROM tw WHERE i <= 6;
+SELECT pipeline_agg(at(s), v, 1, '{"type": "CountNumber", "window": "5 seconds"}' ORDER BY i) FROM tw WHERE i <= 6;
+
+-- Resume in the middle of a window, through the text form: rows 1 to 3
+-- (two rows at 1 s held), then 4 to 8, equal the whole run for each of the
+-- six outputs: the same text, state and all (no segment closed, so no
+-- emissions), and the buffer holds row 8's outputs.
+-- (test/integration/resume.py does the same through the binary forms.)
+CREATE TABLE runs AS
+SELECT (SELECT pipeline_agg(at(s), ARRAY[v], 1, six.p ORDER BY i) FROM tw) AS whole,
+       (SELECT pipeline_agg(at(s), ARRAY[v], 1,
+                            (SELECT pipeline_agg(at(s), ARRAY[v], 1, six.p ORDER BY i) FROM tw WHERE i <= 3)::text::pipeline
+                            ORDER BY i)
+        FROM tw WHERE i > 3) AS resumed
+FROM six;
+SELECT whole::text = resumed::text AS same_text, whole = resumed AS same_value,
+       whole::text::jsonb -> 'state' -> 'buffer' AS buffer
+FROM runs;
+SELECT jsonb_pretty(whole::text::jsonb -> 'state' -> 'operators' -> 'sd') FROM runs;
+
+-- ---- Errors ----
+CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    msg text;
+    det text;
+    st text;
+BEGIN
+    PERFORM spec::pipeline;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+    RETURN st || ': ' || msg || coalesce(' / ' || nullif(det, ''), '');
+END $$;
+SELECT try_spec('{"type": "MovingSum", "window_size": 3, "window": "5 s"}');
+SELECT try_spec('{"type": "MovingSum"}');
+SELECT try_spec('{"type": "StandardDeviation", "window_size": 3, "min_rows": 2}');
+SELECT try_spec('{"type": "CountNumber", "min_rows": 2}');
+SELECT try_spec('{"type": "MovingSum", "window": "5 s", "min_rows": 0}');
+SELECT try_spec('{"type": "MovingSum", "window": 5}');
+SELECT try_spec('{"type": "MovingSum", "window": "1 month"}');
+SELECT try_spec('{"type": "MovingSum", "window": "1 year 2 days"}');
+SELECT try_spec('{"type": "MovingSum", "window": "-5 minutes"}');
+SELECT try_spec('{"type": "MovingSum", "window": "5 minutes ago"}');
+SELECT try_spec('{"type": "MovingSum", "window": "0 s"}');
+SELECT try_spec('{"type": "MovingSum", "window": "5"}');
+SELECT try_spec('{"type": "MovingSum", "window": "5 fortnights"}');
+SELECT try_spec('{"type": "MovingSum", "window": ""}');
+SELECT try_spec('{"type": "MovingSum", "window": "00:61:00"}');
+SELECT try_spec('{"type": "MovingSum", "window": "100001 days"}');
+SELECT try_spec('{"type": "MovingSum", "window": "100000 days"}');
+SELECT try_spec('{"type": "MovingSum", "window": "99999999999999999999 s"}');
+SELECT try_spec('{"type": "MovingSum", "window": "5 s 01:00 02:00"}');
+SELECT try_spec('{"type": "MovingSum", "window": "01:"}');
+SELECT try_spec('{"type": "MovingSum", "window": "seconds"}');
+-- a fraction is rounded to microseconds, as PostgreSQL rounds it
+SELECT '{"type": "MovingSum", "window": "0.0000004 s"}'::pipeline;
+SELECT '{"type": "MovingSum", "window": "0.0000015 s 1 w 1d 1h 1m 1s 1ms 1us"}'::pipeline;
+-- a number before a time of day counts days: 2 days and 3 h 4 min 5.5 s
+SELECT '{"type": "MovingSum", "window": "2 03:04:05.5"}'::pipeline;
+
+-- The duration does not depend on IntervalStyle or DateStyle.
+SET IntervalStyle = sql_standard;
+SET DateStyle = 'SQL, DMY';
+SELECT '{"type": "MovingSum", "window": "1 2:03:04"}'::pipeline::text =
+       '{"type": "MovingSum", "window": "26:03:04"}'::pipeline::text AS same;
+RESET IntervalStyle;
+RESET DateStyle;
+
+-- Without its timestamps, segment_agg refuses a pipeline that needs them.
+SELECT segment_agg(v, 1, '{"type": "MovingSum", "window": "5 s"}') OVER (ORDER BY i) FROM tw;
+SELECT segment_agg(ARRAY[v], 1, '{"type": "CountNumber", "window": "5 s"}') OVER (ORDER BY i) FROM tw;
+-- ... and with them, rows must come in the order of their timestamps.
+SELECT segment_agg(at(-s), v, 1, '{"type": "MovingSum", "window": "5 s"}') OVER (ORDER BY i) FROM tw;
+-- Equal timestamps are in order; a row before the last is refused even
+-- when the window has emptied.
+SELECT segment_agg(at(s), v, 1, '{"type": "CountNumber", "window": "5 s"}') OVER (ORDER BY i)
+FROM (VALUES (1, 0, 1), (2, 100, 1), (3, 99, 1)) AS t(i, s, v);
+
+-- The state cap: eight windows of a million rows and one of 387777 leave
+-- room for 100 rows in CountNumber's window of time; the 101st row within
+-- the day is refused.
+CREATE TABLE capped (p pipeline);
+INSERT INTO capped SELECT ('{"type": "Pipeline", "operators": [{"id": "in", "type": "Identity"}, '
+  || string_agg(format('{"id": "%s", "type": "MovingSum", "window_size": %s}', c, CASE WHEN c = 'j' THEN 387777 ELSE 1000000 END), ', ')
+  || ', {"id": "n", "type": "CountNumber", "window": "1 day"}], "connections": ['
+  || string_agg(format('{"from": "in", "to": "%s"}', c), ', ')
+  || ', {"from": "in", "to": "n"}], "entryOperator": "in", "outputMappings": {"n": {"o1": "o1"}}}')::pipeline
+FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'j']) AS c;
+SELECT max(r) FROM (SELECT segment_agg(at(g), 1, 1, capped.p, true) OVER (ORDER BY g) AS r
+                    FROM capped, generate_series(1, 100) AS g) AS q;
+SELECT max(r) FROM (SELECT segment_agg(at(g), 1, 1, capped.p, true) OVER (ORDER BY g) AS r
+                    FROM capped, generate_series(1, 101) AS g) AS q;
+-- rows that leave make room: 200 rows a thousand seconds apart
+SELECT max(r) FROM (SELECT segment_agg(at(g * 1000), 1, 1, capped.p, true) OVER (ORDER BY g) AS r
+                    FROM capped, generate_series(1, 200) AS g) AS q;
+
+-- Decoded states are checked: the gaps must add up to last - first, the
+-- oldest row must be in the window of the newest, and the rings agree.
+CREATE FUNCTION try_state(ops text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    msg text;
+    det text;
+    st text;
+BEGIN
+    PERFORM ('{"type": "MovingSum", "window": "5 seconds", "state": {"key_type": "integer", "key": "1", "progress": "2026-01-01 00:00:10.5+00", "rows": 6, "discarded": 0, "late": 0, "buffer": [11], "operators": {"op1": ' || ops || '}, "emissions": []}}')::pipeline;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
+    RETURN st || ': ' || msg || ' / ' || coalesce(det, '');
+END $$;
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810000000, "last": 820540810500000, "gaps": [0, 500000]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810000000, "last": 820540810500000, "gaps": [0, 400000]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540805000000, "last": 820540810500000, "gaps": [0, 5500000]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810000000, "last": 820540810500000, "gaps": [500000]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810000000, "last": 820540810500000, "gaps": [0, 500000.5]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810500000, "last": 820540810000000, "gaps": [0, -500000]}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 0, "sum_err": 0, "values": [], "first": 1, "last": 1, "gaps": []}');
+SELECT try_state('{"nan": 0, "pinf": 0, "ninf": 0, "sum": 11, "sum_err": 0, "values": [5, 6], "first": 820540810000000, "last": 820540810500000}');

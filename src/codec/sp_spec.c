@@ -498,9 +498,9 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 							   errhint("For example \"5 minutes\" or \"00:05:00\"."));
 				msg = sp_duration_parse(sp_json_string(r->doc, j), &us);
 				if (msg != NULL)
-					spec_error(errmsg("\"%s\" %s", d->name, msg),
-							   errdetail("It is \"%s\".",
-										 sp_json_shown(sp_json_string(r->doc, j))),
+					spec_error(errmsg("invalid duration for \"%s\": \"%s\"", d->name,
+									  sp_json_shown(sp_json_string(r->doc, j))),
+							   errdetail("%s", msg),
 							   errhint("A duration is a positive interval without months or years, such as \"5 minutes\", \"1 day 02:00:00\" or \"00:00:00.5\"."));
 				memcpy(field, &us, sizeof(us));
 				break;

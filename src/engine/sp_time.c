@@ -119,7 +119,7 @@ sp_duration_parse(const char *text, int64 *us)
 		if (*p == '\0')
 			break;
 		if (*p == '-' || *p == '+')
-			return "a duration has no sign: give a positive one";
+			return "A duration has no sign.";
 		if (!isdigit((unsigned char) *p) && *p != '.')
 		{
 			/* a word without a quantity: "ago", or a unit alone */
@@ -128,11 +128,11 @@ sp_duration_parse(const char *text, int64 *us)
 			while (isalpha((unsigned char) *p))
 				p++;
 			if (p - w == 3 && pg_strncasecmp(w, "ago", 3) == 0)
-				return "a duration has no sign: give a positive one (without \"ago\")";
-			return "expected a number";
+				return "A duration has no sign (\"ago\").";
+			return "A number is missing before a unit.";
 		}
 		if (!read_digits(&p, &whole, &nwhole))
-			return "is out of range";
+			return "It is out of range.";
 		if (*p == ':')
 		{
 			/* HH:MM[:SS[.ffffff]], once */
@@ -141,20 +141,20 @@ sp_duration_parse(const char *text, int64 *us)
 			int			n;
 
 			if (clock)
-				return "has two times of day";
+				return "It has two times of day.";
 			clock = true;
 			p++;
 			if (!read_digits(&p, &mm, &n) || n == 0)
-				return "expected minutes after \":\"";
+				return "Minutes are missing after \":\".";
 			if (mm >= 60)
-				return "minutes of a time must be below 60";
+				return "Minutes of a time of day must be below 60.";
 			if (*p == ':')
 			{
 				p++;
 				if (!read_digits(&p, &ss, &n) || n == 0)
-					return "expected seconds after \":\"";
+					return "Seconds are missing after \":\".";
 				if (ss >= 60)
-					return "seconds of a time must be below 60";
+					return "Seconds of a time of day must be below 60.";
 				if (*p == '.')
 				{
 					frac = ++p;
@@ -164,7 +164,7 @@ sp_duration_parse(const char *text, int64 *us)
 			if (!add_quantity(&acc, whole, "", 0, 3600 * SP_USECS_PER_SECOND) ||
 				!add_quantity(&acc, mm, "", 0, 60 * SP_USECS_PER_SECOND) ||
 				!add_quantity(&acc, ss, frac, nfrac, SP_USECS_PER_SECOND))
-				return "is out of range";
+				return "It is out of range.";
 			any = true;
 			continue;
 		}
@@ -179,7 +179,7 @@ sp_duration_parse(const char *text, int64 *us)
 			}
 		}
 		if (nwhole == 0 && nfrac == 0)
-			return "expected a number";
+			return "A number is missing.";
 		while (isspace((unsigned char) *p))
 			p++;
 		{
@@ -190,27 +190,44 @@ sp_duration_parse(const char *text, int64 *us)
 			while (isalpha((unsigned char) *p))
 				p++;
 			len = p - w;
+			/*
+			 * A whole number before a time of day counts days, as in
+			 * PostgreSQL's "1 02:00:00".
+			 */
+			if (len == 0 && nfrac == 0 && !clock && isdigit((unsigned char) *p))
+			{
+				const char *q = p;
+
+				while (isdigit((unsigned char) *q))
+					q++;
+				if (*q == ':')
+				{
+					if (!add_quantity(&acc, whole, "", 0, SP_USECS_PER_DAY))
+						return "It is out of range.";
+					continue;
+				}
+			}
 			if (len == 0)
-				return "needs a unit after each number (such as \"seconds\")";
+				return "A number has no unit (such as \"seconds\").";
 			for (const char *const *c = calendar_units; *c; c++)
 				if ((int) strlen(*c) == len && pg_strncasecmp(w, *c, len) == 0)
-					return "cannot be in months or years: their length varies";
+					return "Months and years are not durations: their length varies.";
 			for (u = units; u->word; u++)
 				if ((int) strlen(u->word) == len && pg_strncasecmp(w, u->word, len) == 0)
 					break;
 			if (u->word == NULL)
-				return "has a unit that is not known";
+				return "A unit is not known.";
 			if (!add_quantity(&acc, whole, frac, nfrac, u->us))
-				return "is out of range";
+				return "It is out of range.";
 			any = true;
 		}
 	}
 	if (!any)
-		return "is empty";
+		return "It is empty.";
 	if (acc <= 0)
-		return "must be positive";
+		return "It is not positive (fractions of a microsecond are rounded).";
 	if (acc > SP_MAX_DURATION)
-		return "may be at most 100000 days";
+		return "It is longer than 100000 days.";
 	*us = acc;
 	return NULL;
 }
@@ -259,6 +276,33 @@ sp_time_ring_full(const char *what, const SpParams *p, int64 limit)
 			 errdetail("%s can hold " INT64_FORMAT " rows in its window: the pipeline's state is limited to " INT64_FORMAT " bytes.",
 					   what, limit, SP_MAX_STATE_BYTES),
 			 errhint("Use a shorter window, or fewer rows per window.")));
+}
+
+bool
+sp_window_in_rows(const SpParams *p)
+{
+	return p->window_us == 0;
+}
+
+bool
+sp_window_in_time(const SpParams *p)
+{
+	return p->window_us != 0;
+}
+
+const char *
+sp_window_check(SpParams *p, bool rows_too)
+{
+	/* absent, window_size and min_rows are 0 (below their minimum) */
+	if (p->window_size != 0 && p->window_us != 0)
+		return "\"window_size\" and \"window\" cannot both be given";
+	if (rows_too && p->window_size == 0 && p->window_us == 0)
+		return "parameter \"window_size\" or \"window\" is required";
+	if (p->window_us == 0 && p->min_rows != 0)
+		return "\"min_rows\" applies only to a \"window\" of time";
+	if (p->window_us != 0 && p->min_rows == 0)
+		p->min_rows = 1;
+	return NULL;
 }
 
 void

@@ -28,7 +28,8 @@
  * Parse a duration: PostgreSQL's interval syntax without months or years
  * (docs/reference.md, "Durations").  Returns NULL and sets *us, or returns
  * a message.  The result depends on the text alone, never on a session
- * setting (IntervalStyle, DateStyle).
+ * setting (IntervalStyle, DateStyle).  The message is a sentence for a
+ * detail.
  */
 extern const char *sp_duration_parse(const char *text, int64 *us);
 
@@ -101,6 +102,31 @@ sp_span_push(SpTimeSpan *s, SpRing *gaps, int64 t)
 	s->last = t;
 	return true;
 }
+
+/*
+ * The parameters of a window that may be given in rows ("window_size") or
+ * in time ("window", with "min_rows"): exactly one of the two, and the
+ * canonical text shows the parameters of the mode given only.
+ */
+extern bool sp_window_in_rows(const SpParams *p);
+extern bool sp_window_in_time(const SpParams *p);
+
+#define SP_PARAM_WINDOW_ROWS(lo) \
+	{"window_size", SP_PARAM_INT, offsetof(SpParams, window_size), false, 0, \
+	 (lo), SP_MAX_WINDOW, NULL, sp_window_in_rows}
+#define SP_PARAM_WINDOW_TIME \
+	{"window", SP_PARAM_INTERVAL, offsetof(SpParams, window_us), false, 0, \
+	 0, 0, NULL, sp_window_in_time}
+#define SP_PARAM_MIN_ROWS \
+	{"min_rows", SP_PARAM_INT, offsetof(SpParams, min_rows), false, 0, \
+	 1, SP_MAX_WINDOW, NULL, sp_window_in_time}
+
+/*
+ * check_params of such an operator: one of the two given (either, or
+ * none, when rows_too is false: CountNumber counts without a window),
+ * min_rows only with a window of time, where it defaults to 1.
+ */
+extern const char *sp_window_check(SpParams *p, bool rows_too);
 
 /* Write and read a span's fields (the ring is the operator's to visit). */
 extern void sp_span_visit(SpTimeSpan *s, SpStateVisitor *v);
