@@ -121,7 +121,7 @@ FROM runs;
 SELECT jsonb_pretty(whole::text::jsonb -> 'state' -> 'operators' -> 'sd') FROM runs;
 
 -- ---- Errors ----
-CREATE FUNCTION try_spec(spec text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION try_window(spec text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     msg text;
     det text;
@@ -133,27 +133,27 @@ EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL, st = RETURNED_SQLSTATE;
     RETURN st || ': ' || msg || coalesce(' / ' || nullif(det, ''), '');
 END $$;
-SELECT try_spec('{"type": "MovingSum", "window_size": 3, "window": "5 s"}');
-SELECT try_spec('{"type": "MovingSum"}');
-SELECT try_spec('{"type": "StandardDeviation", "window_size": 3, "min_rows": 2}');
-SELECT try_spec('{"type": "CountNumber", "min_rows": 2}');
-SELECT try_spec('{"type": "MovingSum", "window": "5 s", "min_rows": 0}');
-SELECT try_spec('{"type": "MovingSum", "window": 5}');
-SELECT try_spec('{"type": "MovingSum", "window": "1 month"}');
-SELECT try_spec('{"type": "MovingSum", "window": "1 year 2 days"}');
-SELECT try_spec('{"type": "MovingSum", "window": "-5 minutes"}');
-SELECT try_spec('{"type": "MovingSum", "window": "5 minutes ago"}');
-SELECT try_spec('{"type": "MovingSum", "window": "0 s"}');
-SELECT try_spec('{"type": "MovingSum", "window": "5"}');
-SELECT try_spec('{"type": "MovingSum", "window": "5 fortnights"}');
-SELECT try_spec('{"type": "MovingSum", "window": ""}');
-SELECT try_spec('{"type": "MovingSum", "window": "00:61:00"}');
-SELECT try_spec('{"type": "MovingSum", "window": "100001 days"}');
-SELECT try_spec('{"type": "MovingSum", "window": "100000 days"}');
-SELECT try_spec('{"type": "MovingSum", "window": "99999999999999999999 s"}');
-SELECT try_spec('{"type": "MovingSum", "window": "5 s 01:00 02:00"}');
-SELECT try_spec('{"type": "MovingSum", "window": "01:"}');
-SELECT try_spec('{"type": "MovingSum", "window": "seconds"}');
+SELECT try_window('{"type": "MovingSum", "window_size": 3, "window": "5 s"}');
+SELECT try_window('{"type": "MovingSum"}');
+SELECT try_window('{"type": "StandardDeviation", "window_size": 3, "min_rows": 2}');
+SELECT try_window('{"type": "CountNumber", "min_rows": 2}');
+SELECT try_window('{"type": "MovingSum", "window": "5 s", "min_rows": 0}');
+SELECT try_window('{"type": "MovingSum", "window": 5}');
+SELECT try_window('{"type": "MovingSum", "window": "1 month"}');
+SELECT try_window('{"type": "MovingSum", "window": "1 year 2 days"}');
+SELECT try_window('{"type": "MovingSum", "window": "-5 minutes"}');
+SELECT try_window('{"type": "MovingSum", "window": "5 minutes ago"}');
+SELECT try_window('{"type": "MovingSum", "window": "0 s"}');
+SELECT try_window('{"type": "MovingSum", "window": "5"}');
+SELECT try_window('{"type": "MovingSum", "window": "5 fortnights"}');
+SELECT try_window('{"type": "MovingSum", "window": ""}');
+SELECT try_window('{"type": "MovingSum", "window": "00:61:00"}');
+SELECT try_window('{"type": "MovingSum", "window": "100001 days"}');
+SELECT try_window('{"type": "MovingSum", "window": "100000 days"}');
+SELECT try_window('{"type": "MovingSum", "window": "99999999999999999999 s"}');
+SELECT try_window('{"type": "MovingSum", "window": "5 s 01:00 02:00"}');
+SELECT try_window('{"type": "MovingSum", "window": "01:"}');
+SELECT try_window('{"type": "MovingSum", "window": "seconds"}');
 -- a fraction is rounded to microseconds, as PostgreSQL rounds it
 SELECT '{"type": "MovingSum", "window": "0.0000004 s"}'::pipeline;
 SELECT '{"type": "MovingSum", "window": "0.0000015 s 1 w 1d 1h 1m 1s 1ms 1us"}'::pipeline;

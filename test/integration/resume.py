@@ -48,6 +48,7 @@ def operator(rng):
         {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25][:rng.randint(1, 2)],
          "a_coeffs": [rng.choice([-0.5, 0.25, 0.125])]},
         {"type": "Scale", "value": 0.5},
+        dict(rng.choice([{"type": "WindowMinMax", "mode": "max"}, {"type": "MovingAverage"}, {"type": "MovingSum"}, {"type": "StandardDeviation"}, {"type": "CountNumber"}]), window="%d s" % w, min_rows=rng.randint(1, 2)),
     ])
 
 
