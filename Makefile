@@ -33,6 +33,7 @@ OBJS = \
 	src/engine/ops_compare.o \
 	src/engine/ops_arith.o \
 	src/engine/ops_dsp.o \
+	src/engine/ops_time.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \

@@ -86,6 +86,7 @@ typedef struct SpParams
 	int32		window_size;
 	int32		min_rows;		/* duration windows: rows before output */
 	int64		window_us;		/* a duration in microseconds, 0 if none */
+	int64		unit_us;		/* Integral, DurationTrue: the unit of time */
 	int32		num_ports;
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
 	double		value;
@@ -295,7 +296,10 @@ typedef struct SpOpType
 	X(sp_op_subtraction) \
 	X(sp_op_multiplication) \
 	X(sp_op_division) \
-	X(sp_op_linear)
+	X(sp_op_linear) \
+	X(sp_op_time_weighted_average) \
+	X(sp_op_integral) \
+	X(sp_op_duration_true)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

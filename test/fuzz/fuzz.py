@@ -47,6 +47,7 @@ SEEDS = [
     '{"type": "Division", "numPorts": 2}',
     '{"type": "Power", "value": -0.5}',
     '{"type": "MovingAverage", "window": "2 seconds", "min_rows": 2}',
+    '{"type": "Pipeline", "operators": [{"type": "TimeWeightedAverage", "id": "t", "method": "locf"}, {"type": "CompareGT", "id": "c", "value": 0}, {"type": "DurationTrue", "id": "d", "unit": "1 min"}], "connections": [{"from": "t", "to": "c"}, {"from": "c", "to": "d"}], "entryOperator": "t", "outputMappings": {"d": {"o1": "o1"}}}',
     '{"type": "EqualTo", "value": 1, "epsilon": 0.5}',
     '{"type": "Pipeline", "operators": [{"type": "CompareGT", "id": "c", "value": 0}, '
     '{"type": "BooleanToNumber", "id": "b"}, {"type": "MaxTracker", "id": "m"}], '
