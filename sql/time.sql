@@ -309,3 +309,39 @@ SELECT count(*) AS series,
        count(*) FILTER (WHERE v_exact) AS values_exact
 FROM tx_got AS g JOIN tx_exact AS e USING (sid)
 JOIN (SELECT sid, bool_and(v::numeric::float8 = v) AS v_exact FROM tx GROUP BY sid) AS x USING (sid);
+
+-- ---- Counters ----
+-- A hand-worked table (s, reading): a drop is a reset, after which the
+-- reading itself is the increase since; no extrapolation.
+--   s   reading  adds          increase  rate per second
+--    0    10      (first)         0       (no time spanned)
+--   10    15      15 - 10 = 5     5       5/10  = 0.5
+--   20    15      0               5       5/20  = 0.25
+--   30     3      reset: 3        8       8/30  = 0.2666...
+--   40     8      8 - 3 = 5      13      13/40  = 0.325
+--   40     2      reset: 2       15      15/40  = 0.375
+--   60     7      7 - 2 = 5      20      20/60  = 0.3333...
+-- and per minute at the end, 20.
+CREATE TABLE tc (i int, s float8, v float8);
+INSERT INTO tc VALUES (1, 0, 10), (2, 10, 15), (3, 20, 15), (4, 30, 3), (5, 40, 8), (6, 40, 2), (7, 60, 7);
+CREATE TABLE counter_spec (p pipeline);
+INSERT INTO counter_spec VALUES ('{"type": "Pipeline", "output_port_types": ["number", "number", "number"], "operators": [{"id": "in", "type": "Identity"}, {"id": "inc", "type": "CounterIncrease"}, {"id": "rate", "type": "CounterRate"}, {"id": "ratem", "type": "CounterRate", "unit": "1 min"}], "connections": [{"from": "in", "to": "inc"}, {"from": "in", "to": "rate"}, {"from": "in", "to": "ratem"}], "entryOperator": "in", "outputMappings": {"inc": {"o1": "o1"}, "rate": {"o1": "o2"}, "ratem": {"o1": "o3"}}}');
+SELECT n, r FROM (
+  SELECT n, segment_agg(at(s), ARRAY[v], 1, counter_spec.p, true) OVER (PARTITION BY n ORDER BY i) AS r
+  FROM tc, counter_spec, generate_series(1, 7) AS n WHERE i <= n) AS q
+WHERE r IS NOT NULL ORDER BY n;
+-- CounterIncrease needs no timestamps; a boundary resets it: key 1 for rows
+-- 1 to 4 (15 - 10 + 0 + 3 = 8), key 2 for rows 5 to 7 (reset to 2: 2, then
+-- 7 - 2 = 5: 7).
+SELECT i, segment_agg(v, CASE WHEN i <= 4 THEN 1 ELSE 2 END, '{"type": "CounterIncrease"}', true) OVER (ORDER BY i)
+FROM tc ORDER BY i;
+-- A NaN reading makes the increase NaN for the rest of the segment.
+SELECT segment_agg(v, 1, '{"type": "CounterIncrease"}', true) OVER (ORDER BY i)
+FROM (VALUES (1, 1), (2, 'NaN'::float8), (3, 5)) AS t(i, v) ORDER BY i;
+-- State, and resume between the two rows at 40 s: the same text.
+SELECT pipeline_agg(at(s), v, 1, '{"type": "CounterRate"}' ORDER BY i) FROM tc WHERE i <= 5;
+SELECT (SELECT pipeline_agg(at(s), ARRAY[v], 1, counter_spec.p ORDER BY i) FROM tc)::text =
+       (SELECT pipeline_agg(at(s), ARRAY[v], 1,
+                            (SELECT pipeline_agg(at(s), ARRAY[v], 1, counter_spec.p ORDER BY i) FROM tc WHERE i <= 5)::text::pipeline
+                            ORDER BY i) FROM tc WHERE i > 5)::text AS same
+FROM counter_spec;

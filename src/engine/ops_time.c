@@ -339,3 +339,182 @@ const SpOpType sp_op_duration_true = {
 	.visit = true_visit,
 	.check_state = true_check,
 };
+
+/*
+ * CounterIncrease, CounterRate: the increase of a counter over the segment,
+ * as Prometheus' increase() counts it across resets: a reading below the
+ * one before means the counter restarted from zero, so it adds its own
+ * value; any other reading adds its difference from the one before.  No
+ * extrapolation: the increase is what the readings show between the
+ * segment's first row and the row at hand (docs/reference.md says how this
+ * differs from Prometheus).  The sum is a double-double pair, each reading
+ * added and the one before subtracted, so that without resets it is the
+ * last reading minus the first to about 106 bits.  A NaN reading makes the
+ * increase NaN for the rest of the segment, as float8 arithmetic does.
+ */
+
+typedef struct CounterState
+{
+	int64		n;
+	double		prev;
+	SpSum		inc;
+} CounterState;
+
+typedef struct RateState
+{
+	CounterState c;
+	int64		first;
+	int64		last;
+} RateState;
+
+static void
+counter_add(CounterState *c, double x, const char *what)
+{
+	if (c->n > 0)
+	{
+		c->inc = sp_sum_add(c->inc, x);
+		/* a drop is a reset: the new reading is the increase since */
+		if (!(x < c->prev))
+			c->inc = sp_sum_add(c->inc, -c->prev);
+	}
+	c->n = sp_count_next(c->n, SP_MAX_COUNT, what);
+	c->prev = x;
+}
+
+static double
+counter_increase(const CounterState *c)
+{
+	return sp_sum_value(c->inc);
+}
+
+static void
+counter_visit_fields(CounterState *c, SpStateVisitor *v)
+{
+	v->i64(v, "seen", &c->n);
+	v->f64(v, "previous", &c->prev);
+	v->f64(v, "increase", &c->inc.hi);
+	v->f64(v, "increase_err", &c->inc.lo);
+}
+
+static const char *
+counter_check_fields(const CounterState *c)
+{
+	if (c->n < 0 || c->n > SP_MAX_COUNT)
+		return "seen is out of range";
+	if (c->n == 0 && (c->prev != 0 || c->inc.hi != 0 || c->inc.lo != 0))
+		return "fields are set before any row";
+	if (!sp_sum_is_normal(c->inc))
+		return "increase_err exceeds half of increase's last digit";
+	return NULL;
+}
+
+static size_t
+counter_state_size(const SpParams *p)
+{
+	return sizeof(CounterState);
+}
+
+static bool
+counter_increase_step(const SpParams *p, void *state, SpRing *rings,
+					  const double *in, double *out)
+{
+	counter_add(state, in[0], "CounterIncrease");
+	return true;
+}
+
+static double
+counter_increase_value(const SpParams *p, const void *state, const SpRing *rings)
+{
+	return counter_increase(state);
+}
+
+static void
+counter_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	counter_visit_fields(state, v);
+}
+
+static const char *
+counter_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	return counter_check_fields(state);
+}
+
+const SpOpType sp_op_counter_increase = {
+	.name = "CounterIncrease",
+	.params = sp_no_params,
+	.nin = 1,
+	.state_size = counter_state_size,
+	.step = counter_increase_step,
+	.value = counter_increase_value,
+	.visit = counter_visit,
+	.check_state = counter_check,
+};
+
+static size_t
+rate_state_size(const SpParams *p)
+{
+	return sizeof(RateState);
+}
+
+static bool
+counter_rate_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					 const double *in, double *out)
+{
+	RateState  *s = state;
+
+	sp_time_order("CounterRate", s->c.n, s->last, ts);
+	if (s->c.n == 0)
+		s->first = ts;
+	s->last = ts;
+	counter_add(&s->c, in[0], "CounterRate");
+	return s->last > s->first;
+}
+
+static double
+counter_rate_value(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const RateState *s = state;
+
+	/* increase per microsecond, times the unit, as one division */
+	return sp_sum_value(sp_sum_div(s->c.inc, (double) (s->last - s->first) /
+								   (double) p->unit_us));
+}
+
+static void
+counter_rate_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	RateState  *s = state;
+
+	counter_visit_fields(&s->c, v);
+	v->i64(v, "first", &s->first);
+	v->i64(v, "last", &s->last);
+}
+
+static const char *
+counter_rate_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const RateState *s = state;
+	const char *msg = counter_check_fields(&s->c);
+
+	if (msg != NULL)
+		return msg;
+	if (s->c.n == 0)
+		return (s->first == 0 && s->last == 0) ? NULL : "fields are set before any row";
+	if (!IS_VALID_TIMESTAMP(s->first) || !IS_VALID_TIMESTAMP(s->last) || s->first > s->last)
+		return "first and last are not timestamps in order";
+	return NULL;
+}
+
+const SpOpType sp_op_counter_rate = {
+	.name = "CounterRate",
+	.params = integral_params,
+	.nin = 1,
+	.check_params = unit_check_params,
+	.state_size = rate_state_size,
+	.timed = always_timed,
+	.step_at = counter_rate_step_at,
+	.value = counter_rate_value,
+	.visit = counter_rate_visit,
+	.check_state = counter_rate_check,
+};

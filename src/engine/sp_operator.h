@@ -299,7 +299,9 @@ typedef struct SpOpType
 	X(sp_op_linear) \
 	X(sp_op_time_weighted_average) \
 	X(sp_op_integral) \
-	X(sp_op_duration_true)
+	X(sp_op_duration_true) \
+	X(sp_op_counter_increase) \
+	X(sp_op_counter_rate)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
