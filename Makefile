@@ -51,6 +51,7 @@ OBJS = \
 	src/server/pipeline_agg_row.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
+	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
 REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain casts trusted punctuate heartbeats chaining hostile time

@@ -345,3 +345,48 @@ SELECT (SELECT pipeline_agg(at(s), ARRAY[v], 1, counter_spec.p ORDER BY i) FROM 
                             (SELECT pipeline_agg(at(s), ARRAY[v], 1, counter_spec.p ORDER BY i) FROM tc WHERE i <= 5)::text::pipeline
                             ORDER BY i) FROM tc WHERE i > 5)::text AS same
 FROM counter_spec;
+
+-- ---- Sessions ----
+-- session_key(ts, gap): a new session where the time since the row before
+-- is longer than gap (exactly gap keeps the session, as Flink's session
+-- windows merge when they touch); the key is the session's first
+-- timestamp.  Gap 10 minutes, rows at minutes 0, 5, 15 (10 after 5: same
+-- session), 26 (11: new), 26, 40 (14: new), 40, and a NULL timestamp,
+-- which has no session and changes nothing.
+SELECT m, to_char(session_key(t, interval '10 minutes') OVER (ORDER BY i) AT TIME ZONE 'UTC', 'HH24:MI') AS session
+FROM (VALUES (1, 0), (2, 5), (3, 15), (4, 26), (5, 26), (6, 40), (7, NULL), (8, 40)) AS r(i, m),
+     LATERAL (SELECT timestamptz '2026-01-01 00:00+00' + m * interval '1 minute' AS t) AS x
+ORDER BY i;
+-- Per partition, and closing each session in an outer query: the
+-- integral of each session of sensor a (0..5 min: values 1, 1; then 20..22
+-- min: 2, 4, a trapezoid of 3 x 120 s = 360) and of sensor b (one
+-- session: 5 at 0 min, 5 at 8 min, 480 s x 5 = 2400).
+SELECT sensor, to_char(t AT TIME ZONE 'UTC', 'HH24:MI') AS at, area
+FROM (SELECT sensor, t, segment_agg(t, v, s, '{"type": "Integral"}', true) OVER (PARTITION BY sensor ORDER BY t) AS area
+      FROM (SELECT sensor, t, v, session_key(t, interval '10 minutes') OVER (PARTITION BY sensor ORDER BY t) AS s
+            FROM (VALUES ('a', 0, 1), ('a', 5, 1), ('a', 20, 2), ('a', 22, 4), ('b', 0, 5), ('b', 8, 5)) AS r(sensor, m, v),
+                 LATERAL (SELECT timestamptz '2026-01-01 00:00+00' + m * interval '1 minute' AS t) AS x) AS q) AS q2
+WHERE area IS NOT NULL ORDER BY sensor, t;
+-- Against plain SQL (lag and a running count of gaps longer than gap):
+-- 3000 rows in 30 partitions, gaps of 0 to 12 minutes (gap: 10 minutes),
+-- equal timestamps among them.  The same partition of the rows into
+-- sessions, and each key the first timestamp of its session.
+CREATE TABLE sess AS
+SELECT p, i, timestamptz '2026-01-01 00:00+00'
+             + sum(((p * 31 + i * i * 17) % 13) * interval '1 minute') OVER (PARTITION BY p ORDER BY i) AS t
+FROM generate_series(1, 30) AS p, generate_series(1, 100) AS i;
+CREATE TABLE sess_cmp AS
+SELECT p, i, t, session_key(t, interval '10 minutes') OVER w AS k,
+       sum(CASE WHEN lag IS NULL OR t - lag > interval '10 minutes' THEN 1 ELSE 0 END) OVER w AS n
+FROM (SELECT p, i, t, lag(t) OVER (PARTITION BY p ORDER BY i) AS lag FROM sess) AS q
+WINDOW w AS (PARTITION BY p ORDER BY i);
+SELECT count(*) AS rows_, count(DISTINCT (p, n)) AS sessions, count(DISTINCT (p, k)) AS keys,
+       count(*) FILTER (WHERE k = first_t) AS key_is_first
+FROM (SELECT *, min(t) OVER (PARTITION BY p, n) AS first_t FROM sess_cmp) AS q;
+SELECT count(*) AS pairs_in_both FROM (SELECT DISTINCT p, n, k FROM sess_cmp) AS q;
+-- Errors.
+SELECT session_key(t, interval '1 month') OVER () FROM (VALUES (now())) AS r(t);
+SELECT session_key(t, interval '-1 minute') OVER () FROM (VALUES (now())) AS r(t);
+SELECT session_key(t, NULL) OVER () FROM (VALUES (now())) AS r(t);
+SELECT session_key(t, interval '1 minute') OVER (ORDER BY i)
+FROM (VALUES (1, timestamptz '2026-01-01 00:10+00'), (2, timestamptz '2026-01-01 00:05+00')) AS r(i, t);

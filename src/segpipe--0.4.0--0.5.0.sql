@@ -40,3 +40,11 @@ CREATE FUNCTION segment_agg(ts timestamptz, value float8[], key anyelement, spec
 	LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION segment_agg(timestamptz, float8[], anyelement, pipeline, boolean) IS
 	'segment_agg(ts, value[], key, spec); when close_at_end, the partition''s last row also closes the open segment';
+
+-- Sessions split by silence: the key of each row's session (the timestamp
+-- of its first row), for segment_agg's key in an outer query.
+CREATE FUNCTION session_key(ts timestamptz, gap interval) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'session_key'
+	LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION session_key(timestamptz, interval) IS
+	'the timestamp of the first row of this row''s session; a session ends where the time between two rows is longer than gap';
