@@ -390,3 +390,31 @@ SELECT session_key(t, interval '-1 minute') OVER () FROM (VALUES (now())) AS r(t
 SELECT session_key(t, NULL) OVER () FROM (VALUES (now())) AS r(t);
 SELECT session_key(t, interval '1 minute') OVER (ORDER BY i)
 FROM (VALUES (1, timestamptz '2026-01-01 00:10+00'), (2, timestamptz '2026-01-01 00:05+00')) AS r(i, t);
+
+-- ---- Every form ----
+-- A boundary resets every window of time: rows 1 and 2 under key 1, rows 3
+-- and 4 under key 2.  Row 3 closes key 1 ({1, 2}: 3, 1.5, sqrt(1/2), 1, 2,
+-- 2); the last row closes key 2, whose window at 3 s holds its own rows
+-- only, {3, 4}: 7, 3.5, sqrt(1/2), 3, 4, 2 (one run would hold 1 to 4).
+SELECT i, segment_agg(at(s), ARRAY[v], CASE WHEN i <= 2 THEN 1 ELSE 2 END, six.p, true) OVER (ORDER BY i)
+FROM tw, six WHERE i <= 4 ORDER BY i;
+
+-- Maintained on insert: the trigger runs pipeline_agg with the rows'
+-- timestamps.  Sensor 1's hour 10:00 holds 1, 3, 5 at 10:00, 10:20 and
+-- 10:40: TimeWeightedAverage linear (40 + 80) / 40 min = 3, emitted by the
+-- reading at 11:05; the readings come in two statements, so the second
+-- continues from the stored state, and the state then is what one run over
+-- all the readings gives.
+SET TimeZone = 'UTC';
+CREATE TABLE readings (id bigserial PRIMARY KEY, sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'date_trunc(''hour'', ts)',
+                        '{"type": "TimeWeightedAverage", "method": "linear"}', 'hourly');
+INSERT INTO readings (sensor_id, ts, v) VALUES (1, '2026-03-01 10:00+00', 1), (1, '2026-03-01 10:20+00', 3);
+INSERT INTO readings (sensor_id, ts, v) VALUES (1, '2026-03-01 10:40+00', 5), (1, '2026-03-01 11:05+00', 7);
+SELECT * FROM hourly ORDER BY sensor_id, ts;
+SELECT (SELECT split_part(state::text, ', "emissions": ', 1) FROM hourly_state WHERE sensor_id = 1) =
+       (SELECT split_part(pipeline_agg(ts, v, date_trunc('hour', ts), '{"type": "TimeWeightedAverage", "method": "linear"}' ORDER BY ts)::text,
+                          ', "emissions": ', 1)
+        FROM readings) AS same_state_but_emissions;
+SELECT segpipe_unmaintain('hourly', true);
+RESET TimeZone;
