@@ -112,7 +112,6 @@ sp_duration_parse(const char *text, int64 *us)
 		int			nwhole;
 		const char *frac = NULL;
 		int			nfrac = 0;
-		int64		ignored;
 
 		while (isspace((unsigned char) *p))
 			p++;
@@ -157,8 +156,13 @@ sp_duration_parse(const char *text, int64 *us)
 					return "Seconds of a time of day must be below 60.";
 				if (*p == '.')
 				{
+					/* the digits may be many: only their text is used */
 					frac = ++p;
-					(void) read_digits(&p, &ignored, &nfrac);
+					while (isdigit((unsigned char) *p))
+					{
+						p++;
+						nfrac++;
+					}
 				}
 			}
 			if (!add_quantity(&acc, whole, "", 0, 3600 * SP_USECS_PER_SECOND) ||

@@ -45,9 +45,9 @@ read_gap(WindowObject winobj)
 	iv = DatumGetIntervalP(d);
 	if (iv->month != 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("gap must not be given in months or years"),
-				 errdetail("Their length varies; give days (24 hours each) or smaller units.")));
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gap must not contain months or years"),
+				 errdetail("A gap is elapsed time; a day counts as 24 hours.")));
 	if (pg_mul_s64_overflow(iv->day, USECS_PER_DAY, &us) ||
 		pg_add_s64_overflow(us, iv->time, &us))
 		ereport(ERROR,
