@@ -40,6 +40,7 @@ OBJS = \
 	src/codec/sp_spec_write.o \
 	src/codec/sp_state.o \
 	src/codec/sp_codec.o \
+	src/server/sp_config_cache.o \
 	src/server/sp_key.o \
 	src/server/sp_keyio.o \
 	src/server/sp_resume.o \

@@ -16,6 +16,7 @@
 #include "utils/tuplestore.h"
 
 #include "sp_codec.h"
+#include "sp_config_cache.h"
 #include "sp_spec.h"
 #include "sp_state.h"
 
@@ -30,18 +31,26 @@ PG_FUNCTION_INFO_V1(pipeline_late);
 
 /*
  * The value's state, or NULL when it has none; its configuration in *cfg.
- * Its emissions are checked, and kept only for emissions().
+ * Its emissions are checked, and kept only for emissions().  With flinfo,
+ * the configuration is parsed once for the call site (sp_config_cache.h).
  */
 static SpState *
-open_state_emissions(Datum d, SpConfig **cfg, bool keep_emissions)
+open_state_cached(FmgrInfo *flinfo, Datum d, const SpConfig **cfg, bool keep_emissions)
 {
 	SpValueView view;
 
 	(void) sp_value_open(d, &view);
-	*cfg = sp_spec_read(sp_view_config_text(&view));
+	*cfg = flinfo ? sp_config_cached(flinfo, &view, CurrentMemoryContext) :
+		sp_spec_read(sp_view_config_text(&view));
 	if (view.state == NULL)
 		return NULL;
 	return sp_view_read_state(&view, *cfg, CurrentMemoryContext, keep_emissions);
+}
+
+static SpState *
+open_state_emissions(Datum d, SpConfig **cfg, bool keep_emissions)
+{
+	return open_state_cached(NULL, d, (const SpConfig **) cfg, keep_emissions);
 }
 
 static SpState *
@@ -55,8 +64,8 @@ Datum
 pipeline_emissions(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	SpConfig   *cfg;
-	SpState    *st = open_state_emissions(PG_GETARG_DATUM(0), &cfg, true);
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, true);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int e = 0; st != NULL && e < st->n_emit; e++)
@@ -78,8 +87,8 @@ Datum
 pipeline_pending(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	SpConfig   *cfg;
-	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, false);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; st != NULL && st->key != NULL && i < cfg->n_out; i++)

@@ -23,6 +23,7 @@
 
 #include "pipeline_agg.h"
 #include "sp_codec.h"
+#include "sp_config_cache.h"
 #include "sp_engine.h"
 #include "sp_key.h"
 #include "sp_keyio.h"
@@ -74,45 +75,6 @@ struct AggState
 	Datum	   *ckpt;			/* pipelines as before each boundary */
 };
 
-/*
- * The configuration of the query's first spec, parsed once and kept for
- * the query; groups with another configuration parse theirs into their own
- * memory.
- */
-typedef struct ConfigCache
-{
-	char	   *text;
-	uint32		len;
-	SpConfig   *cfg;
-} ConfigCache;
-
-static const SpConfig *
-config_for(FunctionCallInfo fcinfo, const SpValueView *view, MemoryContext aggcxt)
-{
-	ConfigCache *cache = fcinfo->flinfo->fn_extra;
-	MemoryContext old;
-	SpConfig   *cfg;
-
-	if (cache != NULL && cache->len == view->config_len &&
-		memcmp(cache->text, view->config, view->config_len) == 0)
-		return cache->cfg;
-	if (cache == NULL)
-	{
-		old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-		cache = palloc0(sizeof(ConfigCache));
-		cache->cfg = sp_spec_read(sp_view_config_text(view));
-		cache->len = view->config_len;
-		cache->text = pnstrdup(view->config, view->config_len);
-		fcinfo->flinfo->fn_extra = cache;
-		MemoryContextSwitchTo(old);
-		return cache->cfg;
-	}
-	old = MemoryContextSwitchTo(aggcxt);
-	cfg = sp_spec_read(sp_view_config_text(view));
-	MemoryContextSwitchTo(old);
-	return cfg;
-}
-
 /* Continue from a stored state: the run, the key, progress and counters. */
 static void
 resume(AggState *as, const SpValueView *view)
@@ -142,7 +104,7 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
 	(void) sp_value_open(spec, &view);
 	as = MemoryContextAllocZero(cxt, sizeof(AggState));
 	as->cxt = cxt;
-	as->cfg = config_for(fcinfo, &view, cxt);
+	as->cfg = sp_config_cached(fcinfo->flinfo, &view, cxt);
 	sp_key_type_init(&as->kt, key_type, collation, cxt);
 	sp_key_state_init(&as->ks, &as->kt, cxt);
 	if (view.state != NULL)

@@ -19,7 +19,7 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 # the key I/O that shim_state.c stands in for)
 sources=("$ROOT"/src/engine/*.c "$ROOT"/src/codec/*.c
 	"$ROOT"/src/server/sp_resume.c "$ROOT"/src/server/sp_key.c "$ROOT"/src/server/sp_rowvalue.c
-	"$ROOT"/src/server/pipeline_type.c "$ROOT"/src/server/pipeline_agg.c
+	"$ROOT"/src/server/pipeline_type.c "$ROOT"/src/server/pipeline_agg.c "$ROOT"/src/server/sp_config_cache.c
 	"$HERE"/shim.c "$HERE"/shim_state.c)
 includes=(-I "$("$PG_CONFIG" --includedir-server)" -I "$ROOT/src" -I "$ROOT/src/engine" -I "$ROOT/src/codec"
 	-I "$ROOT/src/server" -I "$HERE")

@@ -1,0 +1,26 @@
+/*
+ * sp_config_cache.h
+ *	  The configuration of the values a call site reads, parsed once.
+ *
+ * A query usually passes values of one configuration to a function row
+ * after row (a spec column's default, a state table's pipelines): the
+ * configuration of the first is parsed and kept with the call site
+ * (flinfo->fn_extra), and a later value with the same configuration text
+ * uses it.  A value with another configuration is parsed into 'cxt'.
+ */
+#ifndef SP_CONFIG_CACHE_H
+#define SP_CONFIG_CACHE_H
+
+#include "fmgr.h"
+
+#include "sp_codec.h"
+#include "sp_spec.h"
+
+/*
+ * view's configuration; flinfo->fn_extra must be free for this use (not
+ * for a value-per-call set-returning function).
+ */
+extern const SpConfig *sp_config_cached(FmgrInfo *flinfo, const SpValueView *view,
+										MemoryContext cxt);
+
+#endif							/* SP_CONFIG_CACHE_H */
