@@ -117,6 +117,21 @@ INSERT INTO readings (sensor_id, ts, v) VALUES (1, '2026-03-01 08:00+00', 10), (
 SELECT * FROM daily ORDER BY sensor_id, ts;
 SELECT * FROM differences();
 
+-- A delete that leaves a sensor's state at a checkpoint; the next reading,
+-- in order, opens a new segment after it (the checkpoint is taken again).
+DELETE FROM readings WHERE sensor_id = 1 AND ts = '2026-03-02 08:00+00';
+INSERT INTO readings (sensor_id, ts, v) VALUES (1, '2026-03-03 08:00+00', 5);
+SELECT * FROM daily ORDER BY sensor_id, ts;
+SELECT * FROM differences();
+-- readings at -infinity count, however they are corrected
+INSERT INTO readings (sensor_id, ts, v) VALUES (1, '-infinity', 1), (1, '2026-03-01 09:00+00', 11);
+SELECT * FROM daily ORDER BY sensor_id, ts;
+SELECT * FROM differences();
+-- (back to the two readings of before)
+DELETE FROM readings WHERE ts IN ('-infinity', '2026-03-01 09:00+00', '2026-03-03 08:00+00');
+INSERT INTO readings (sensor_id, ts, v) VALUES (1, '2026-03-02 08:00+00', 12);
+SELECT * FROM daily ORDER BY sensor_id, ts;
+
 -- Set-up refuses to run outside READ COMMITTED, and refuses bad arguments.
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'other');
@@ -166,6 +181,13 @@ SELECT * FROM pr_daily ORDER BY sensor_id, ts;
 SELECT sensor_id FROM pr_daily_state ORDER BY 1;
 SELECT c.relname, count(t.tgname) AS triggers FROM pg_class AS c LEFT JOIN pg_trigger AS t ON t.tgrelid = c.oid
 WHERE c.relname LIKE 'pr\_%' AND c.relkind IN ('r', 'p') GROUP BY 1 ORDER BY 1;
+-- a second results table on the same partitions: a truncate corrects both
+SELECT segpipe_maintain('pr', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "CumulativeSum"}', 'pr_sum');
+TRUNCATE pr_d;
+SELECT sensor_id, pipeline_rows(state) AS rows FROM pr_daily_state ORDER BY 1;
+SELECT sensor_id, pipeline_rows(state) AS rows FROM pr_sum_state ORDER BY 1;
+SELECT segpipe_unmaintain('pr_sum', true);
+INSERT INTO pr VALUES (5, '2026-03-01 09:00+00', 50), (5, '2026-03-02 09:00+00', 51);
 -- an update through the parent that moves a reading to another partition
 UPDATE pr SET sensor_id = 5 WHERE sensor_id = 1 AND ts = '2026-03-01 09:00+00';
 SELECT * FROM pr_daily ORDER BY sensor_id, ts;

@@ -286,6 +286,9 @@ BEGIN
 ) AS k
 		FROM %5$s AS segpipe_new
 		WHERE segpipe_new.%6$I %7$s b.segpipe_part
+		  -- (the first bound reads the index by range; the second is exact,
+		  -- for readings at -infinity too)
+		  AND segpipe_new.%1$I >= coalesce(b.segpipe_from, '-infinity'::pg_catalog.timestamptz)
 		  AND (b.segpipe_from IS NULL OR segpipe_new.%1$I > b.segpipe_from)
 		  AND segpipe_new.tableoid <> ALL (excluded)$q$,
 	                   ts, value, v_type, key, readings, partition_by, eq_op);
@@ -327,9 +330,9 @@ BEGIN
 		LEFT JOIN LATERAL (SELECT k.ts, k.state FROM %5$s AS k WHERE k.%2$I %6$s c.p
 		                   ORDER BY k.ts DESC LIMIT 1) AS k ON true),
 	run AS (
-		SELECT b.segpipe_part AS part, %8$s AS r
-		FROM b CROSS JOIN LATERAL (%9$s) AS x
-		GROUP BY b.segpipe_part),
+		SELECT b.segpipe_part AS part, y.r
+		FROM b CROSS JOIN LATERAL (SELECT %8$s AS r FROM (%9$s) AS x) AS y
+		WHERE y.r IS NOT NULL),
 	saved AS (
 		UPDATE %10$s AS s SET state = run.r[1] FROM run WHERE s.%2$I %6$s run.part),
 	kept AS (
@@ -430,7 +433,10 @@ BEGIN
 			UPDATE %1$s AS s SET state = run.r[1] FROM run WHERE s.%2$I %8$s run.part),
 		ck AS (
 			INSERT INTO %10$s (%2$I, ts, state)
-			SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)),
+			SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
+			-- a state that a correction left at a checkpoint takes it again
+			-- before its next segment
+			ON CONFLICT DO NOTHING),
 		emitted AS (
 			INSERT INTO %12$s (%2$I, ts, key, port, value)
 			SELECT run.part, e.ts, e.key::%13$s, e.port, e.value FROM run, %11$I.emissions(run.r[1]) AS e)
@@ -461,7 +467,8 @@ BEGIN
 		-- too, after it fired on the table: what the table's truncate did
 		-- covers them.  The relations done are noted for the statement.
 		mark := pg_catalog.txid_current()::text || ' ' || pg_catalog.statement_timestamp()::text || ':';
-		done := coalesce(pg_catalog.current_setting('segpipe.truncated', true), '');
+		-- (one setting per results table: each has its own truncate trigger)
+		done := coalesce(pg_catalog.current_setting('segpipe.truncated_' || pg_catalog.md5(TG_NAME), true), '');
 		IF NOT pg_catalog.starts_with(done, mark) THEN
 			done := mark;
 		END IF;
@@ -476,7 +483,8 @@ BEGIN
 		ELSE
 			PERFORM %15$s(TG_RELID::pg_catalog.regclass, true);
 		END IF;
-		PERFORM pg_catalog.set_config('segpipe.truncated', done || ',' || TG_RELID::pg_catalog.oid::text || ',', true);
+		PERFORM pg_catalog.set_config('segpipe.truncated_' || pg_catalog.md5(TG_NAME),
+		                              done || ',' || TG_RELID::pg_catalog.oid::text || ',', true);
 	END IF;
 	RETURN NULL;
 END$q$,
