@@ -31,8 +31,10 @@ commits first may vary): INSERTs in order, late, and with the ts of a reading
 already there (ties, some with the same value), through the parent or naming
 a partition; UPDATE of v, of ts (rows may move to another partition) and of
 sensor; DELETE (a range, a sensor's latest readings, now and then all of a
-sensor's readings); INSERT ... ON CONFLICT DO UPDATE; MERGE (update, delete
-and insert in one statement); COPY into the parent or a partition.  Alone in
+sensor's readings); INSERT ... ON CONFLICT DO UPDATE; MERGE (update, of ts
+too, delete and insert in one statement); COPY into the parent or a partition;
+now and then two or three of them in one transaction, committed, rolled back,
+or with one rolled back to a savepoint.  Alone in
 their round: a partition created after set-up, a pre-filled table attached
 over a gap in the past (its rows count from the attach: late rows for 40
 sensors), TRUNCATE of one partition (twice), DETACH of the oldest partition
@@ -297,6 +299,21 @@ def window(m, s):
 
 
 def statement(m):
+    """One random statement, (kind, sql, rows for COPY or None), or now and then a
+    transaction of two or three: (kind, [sql, ...], how it ends)."""
+    rng = m.rng
+    if rng.random() < 0.06:
+        qs = []
+        while len(qs) < rng.randint(2, 3):
+            _, q, rows = single(m)
+            if rows is None:
+                qs.append(q)
+        end = rng.choice(["commit", "commit", "rollback", "savepoint rolled back"])
+        return f"transaction ({end})", qs, end
+    return single(m)
+
+
+def single(m):
     """One random statement: (kind, sql, rows for COPY or None)."""
     rng = m.rng
     kinds = [("insert in order", 24), ("insert late", 11), ("insert tie", 6), ("insert into partition", 7),
@@ -361,10 +378,15 @@ def statement(m):
     new = m.rows_late(rng.randint(0, 3)) + m.rows_in_order(rng.randint(0, 2))
     src = (f"SELECT sensor, ts, tag, v * 2 + 1 AS v, (tag % 3 = 0) AS del FROM readings WHERE {cond}"
            + (f" UNION ALL SELECT *, false FROM (VALUES {values_sql(new)}) AS n" if new else ""))
+    update = "v = s.v" if rng.random() < 0.7 else f"v = s.v, ts = t.ts + interval '{rng.randint(-7200, 7200)} seconds'"
     return kind, (f"MERGE INTO readings AS t USING ({src}) AS s(sensor, ts, tag, v, del) "
                   "ON t.sensor = s.sensor AND t.ts = s.ts AND t.tag = s.tag "
-                  "WHEN MATCHED AND s.del THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v "
+                  f"WHEN MATCHED AND s.del THEN DELETE WHEN MATCHED THEN UPDATE SET {update} "
                   "WHEN NOT MATCHED THEN INSERT (sensor, ts, tag, v) VALUES (s.sensor, s.ts, s.tag, s.v)"), None
+
+
+def text(q):
+    return "BEGIN; " + "; ".join(q) + "; END" if isinstance(q, list) else q
 
 
 # SQLSTATEs a random statement may meet without anything being wrong: a primary
@@ -384,6 +406,7 @@ class Run:
         self.maintained = [MA, MESH]
         self.statements = 0
         self.log = []          # this round's statements
+        self.checking = 0.0    # seconds spent in the checks
 
     def connect(self):
         info = self.c.conninfo(DB) + f" options='{OPTIONS}'"
@@ -402,9 +425,23 @@ class Run:
 
     def execute(self, n, kind, q, rows, rnd, crash_ok=False):
         out = "ok"
+        conn = self.conns[n]
         try:
-            with self.conns[n].cursor() as cur:
-                if rows is not None:
+            with conn.cursor() as cur:
+                if isinstance(q, list):
+                    with conn.transaction():
+                        cur.execute(q[0])
+                        if rows == "savepoint rolled back":
+                            with conn.transaction():
+                                cur.execute(q[1])
+                                raise psycopg.Rollback()
+                        else:
+                            cur.execute(q[1])
+                        for more in q[2:]:
+                            cur.execute(more)
+                        if rows == "rollback":
+                            raise psycopg.Rollback()
+                elif rows is not None:
                     with cur.copy(q) as cp:
                         for s, t, g, v in rows:
                             cp.write_row((s, iso(t), g, v))
@@ -415,14 +452,16 @@ class Run:
             out = ALLOWED.get(state, state)
             if crash_ok:
                 out = "cut by the stop"
+            elif state == "40P01" and isinstance(q, list):
+                out = "deadlock (a transaction of several statements)"
             elif state not in ALLOWED:
-                self.errors.append((rnd, kind, state, str(e).splitlines()[0], q[:300]))
+                self.errors.append((rnd, kind, state, str(e).splitlines()[0], text(q)[:300]))
         self.outcomes.setdefault(kind, {}).setdefault(out, 0)
         self.outcomes[kind][out] += 1
 
     def round(self, m, rnd):
         stmts = [statement(m) for _ in range(CLIENTS)]
-        self.log = [(k, q) for k, q, _ in stmts]
+        self.log = [(k, text(q)) for k, q, _ in stmts]
         threads = [threading.Thread(target=self.execute, args=(n, k, q, rows, rnd)) for n, (k, q, rows) in enumerate(stmts)]
         for t in threads:
             t.start()
@@ -459,6 +498,13 @@ class Run:
             sptest.failed += 1
 
     def verify(self, rnd, label=None):
+        started = time.monotonic()
+        try:
+            return self._verify(rnd, label)
+        finally:
+            self.checking += time.monotonic() - started
+
+    def _verify(self, rnd, label):
         label = label or f"round {rnd}"
         sizes = []
         for mt in self.maintained:
@@ -560,7 +606,7 @@ def crash(run, m, rnd):
               f"{lit(T0 + 26 * H)} + (i * 37 % 43200) * interval '1 second', 2000000000 + i, (i * 7919 % 1000) / 8.0 "
               "FROM generate_series(1, 4000) AS i", None)]
     stmts += [statement(m) for _ in range(CLIENTS - 1)]
-    run.log = [(k, q) for k, q, _ in stmts]
+    run.log = [(k, text(q)) for k, q, _ in stmts]
     threads = [threading.Thread(target=run.execute, args=(n, k, q, rows, rnd, True)) for n, (k, q, rows) in enumerate(stmts)]
     for t in threads:
         t.start()
@@ -609,7 +655,8 @@ def main():
             print(f"    round {rnd}, {kind}: {state} {msg}\n        {q}", file=sys.stderr)
         check(not run.errors, f"{len(run.errors)} statements failed with errors no rule explains "
               f"(first: {run.errors[0][1:4] if run.errors else None})")
-        print(f"{run.statements} statements in {ROUNDS} rounds of {CLIENTS} clients:")
+        print(f"{run.statements} statements in {ROUNDS} rounds of {CLIENTS} clients "
+              f"({time.monotonic() - started:.1f} s so far, {run.checking:.1f} s of it in the checks):")
         for kind, outs in sorted(run.outcomes.items()):
             print(f"    {kind}: " + ", ".join(f"{n} {o}" for o, n in sorted(outs.items())))
         check(run.statements >= 1000 or ROUNDS < 210, f"only {run.statements} statements")
