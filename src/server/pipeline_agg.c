@@ -68,6 +68,10 @@ struct AggState
 	int			n_seg;
 	int			max_seg;
 	Datum	   *seg_keys;		/* keys of the segments that emitted */
+	bool		keep_checkpoints;
+	int			n_ckpt;
+	int			max_ckpt;
+	Datum	   *ckpt;			/* pipelines as before each boundary */
 };
 
 /*
@@ -245,10 +249,57 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 	as->n_seg++;
 }
 
+void
+sp_agg_keep_checkpoints(AggState *as)
+{
+	as->keep_checkpoints = true;
+}
+
+/*
+ * The state as it is now, without emissions: taken before a row that
+ * opens a new segment and is later than every row run so far, it is the
+ * pipeline over exactly the rows up to its progress, and a run from it
+ * over the later rows gives what a run from the start gives.
+ */
+static void
+take_checkpoint(AggState *as)
+{
+	MemoryContext old = MemoryContextSwitchTo(as->cxt);
+	SpState		st;
+	SpKeyIO		io;
+	int			nest;
+
+	memset(&st, 0, sizeof(st));
+	st.key_type = sp_keyio_type_name(as->kt.type);
+	st.has_progress = as->has_progress;
+	st.progress = as->progress;
+	st.rows = as->rows;
+	st.discarded = as->discarded;
+	st.late = as->late;
+	st.run = as->run;
+	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
+	nest = sp_keyio_begin();
+	st.key = sp_keyio_to_text(&io, as->ks.key);
+	sp_keyio_end(nest);
+	if (as->n_ckpt == as->max_ckpt)
+	{
+		as->max_ckpt = Max(8, as->max_ckpt * 2);
+		as->ckpt = as->ckpt ?
+			repalloc_huge(as->ckpt, sizeof(Datum) * as->max_ckpt) :
+			MemoryContextAllocHuge(as->cxt, sizeof(Datum) * as->max_ckpt);
+	}
+	as->ckpt[as->n_ckpt++] = PointerGetDatum(sp_value_build(as->cfg, &st));
+	MemoryContextSwitchTo(old);
+}
+
 /* One row, its timestamp checked; values is NULL for punctuation. */
 void
 sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
+	if (unlikely(as->keep_checkpoints) && !knull && as->ks.has_key &&
+		as->has_progress && ts > as->progress &&
+		!sp_keys_equal(&as->kt, as->ks.key, key))
+		take_checkpoint(as);
 	/* discarded rows are among these, so they stay within the cap too */
 	as->rows = sp_count_next(as->rows, SP_MAX_COUNT, "A pipeline");
 	if (knull)
@@ -360,6 +411,26 @@ sp_agg_result(const AggState *as)
 		st.emit[e].value = as->emit[e].value;
 	}
 	return PointerGetDatum(sp_value_build(as->cfg, &st));
+}
+
+/*
+ * The result, then the checkpoints in the order they were taken: an array
+ * of pipelines (elemtype is pipeline's oid).
+ */
+Datum
+sp_agg_result_checkpoints(const AggState *as, Oid elemtype)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * (as->n_ckpt + 1));
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	elems[0] = sp_agg_result(as);
+	for (int i = 0; i < as->n_ckpt; i++)
+		elems[i + 1] = as->ckpt[i];
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_array(elems, as->n_ckpt + 1, elemtype,
+										   typlen, typbyval, typalign));
 }
 
 Datum

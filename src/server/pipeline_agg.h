@@ -36,4 +36,12 @@ extern void sp_agg_row(AggState *as, TimestampTz ts, const double *values,
 					   bool knull, Datum key);
 extern Datum sp_agg_result(const AggState *as);
 
+/*
+ * Checkpoints: a run asked to keep them keeps the pipeline as it is before
+ * each row that opens a new segment later than every row before it;
+ * sp_agg_result_checkpoints returns the result followed by them.
+ */
+extern void sp_agg_keep_checkpoints(AggState *as);
+extern Datum sp_agg_result_checkpoints(const AggState *as, Oid elemtype);
+
 #endif							/* PIPELINE_AGG_H */

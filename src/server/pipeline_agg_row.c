@@ -10,18 +10,27 @@
  * of one schema cannot share a signature, so nothing planted in any schema
  * can be a closer match, as it can be for pipeline_agg's anyelement key.
  * The rows are run by pipeline_agg's own steps (pipeline_agg.h).
+ *
+ * pipeline_agg_checkpoints is the same with the checkpoints of the run
+ * (pipeline_agg.h) after its result, in one array: the maintained trigger
+ * keeps them, and corrects a sensor by running its readings again from
+ * the last checkpoint before the change.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "access/htup_details.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
 #include "pipeline_agg.h"
 
 PG_FUNCTION_INFO_V1(pipeline_agg_row_step);
 PG_FUNCTION_INFO_V1(pipeline_agg_row_step_array);
+PG_FUNCTION_INFO_V1(pipeline_agg_checkpoints_step);
+PG_FUNCTION_INFO_V1(pipeline_agg_checkpoints_step_array);
+PG_FUNCTION_INFO_V1(pipeline_agg_checkpoints_final);
 
 #define ARG_KEY_ROW	3
 
@@ -31,7 +40,7 @@ PG_FUNCTION_INFO_V1(pipeline_agg_row_step_array);
  * type (a record argument may change its row type from row to row).
  */
 static AggState *
-row_state(FunctionCallInfo fcinfo, bool *knull, Datum *key)
+row_state(FunctionCallInfo fcinfo, bool *knull, Datum *key, bool checkpoints)
 {
 	HeapTupleHeader th;
 	TupleDesc	desc;
@@ -56,6 +65,8 @@ row_state(FunctionCallInfo fcinfo, bool *knull, Datum *key)
 				 errhint("Pass the key as ROW(key).")));
 	}
 	as = sp_agg_state(fcinfo, att->atttypid, att->attcollation);
+	if (checkpoints)
+		sp_agg_keep_checkpoints(as);
 	if (att->atttypid != sp_agg_key_type(as))
 	{
 		Oid			type = att->atttypid;
@@ -82,7 +93,7 @@ pipeline_agg_row_step(PG_FUNCTION_ARGS)
 {
 	bool		knull;
 	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key);
+	AggState   *as = row_state(fcinfo, &knull, &key, false);
 
 	sp_agg_step_scalar(fcinfo, as, knull, key);
 	PG_RETURN_POINTER(as);
@@ -94,8 +105,48 @@ pipeline_agg_row_step_array(PG_FUNCTION_ARGS)
 {
 	bool		knull;
 	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key);
+	AggState   *as = row_state(fcinfo, &knull, &key, false);
 
 	sp_agg_step_array(fcinfo, as, knull, key);
 	PG_RETURN_POINTER(as);
+}
+
+/* pipeline_agg_checkpoints(ts timestamptz, value float8, key_row record, spec pipeline) */
+Datum
+pipeline_agg_checkpoints_step(PG_FUNCTION_ARGS)
+{
+	bool		knull;
+	Datum		key;
+	AggState   *as = row_state(fcinfo, &knull, &key, true);
+
+	sp_agg_step_scalar(fcinfo, as, knull, key);
+	PG_RETURN_POINTER(as);
+}
+
+/* pipeline_agg_checkpoints(ts timestamptz, value float8[], key_row record, spec pipeline) */
+Datum
+pipeline_agg_checkpoints_step_array(PG_FUNCTION_ARGS)
+{
+	bool		knull;
+	Datum		key;
+	AggState   *as = row_state(fcinfo, &knull, &key, true);
+
+	sp_agg_step_array(fcinfo, as, knull, key);
+	PG_RETURN_POINTER(as);
+}
+
+/* the result, then the checkpoints: pipeline[] */
+Datum
+pipeline_agg_checkpoints_final(PG_FUNCTION_ARGS)
+{
+	Oid			elemtype;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "pipeline_agg_checkpoints final function called in non-aggregate context");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	elemtype = get_element_type(get_fn_expr_rettype(fcinfo->flinfo));
+	if (!OidIsValid(elemtype))
+		elog(ERROR, "pipeline_agg_checkpoints must return an array");
+	PG_RETURN_DATUM(sp_agg_result_checkpoints((AggState *) PG_GETARG_POINTER(0), elemtype));
 }
