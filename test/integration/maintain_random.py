@@ -389,10 +389,17 @@ def text(q):
     return "BEGIN; " + "; ".join(q) + "; END" if isinstance(q, list) else q
 
 
-# SQLSTATEs a random statement may meet without anything being wrong: a primary
-# key taken (an UPDATE of ts or sensor onto a reading there), a row moved or
-# inserted where no partition is attached
-ALLOWED = {"23505": "unique violation", "23514": "no partition for the row"}
+def allowed(e):
+    """What a random statement may meet without anything being wrong: the readings'
+    primary key taken (an UPDATE of ts or sensor onto a reading there), a row moved
+    or inserted where no partition is attached.  None for anything else (a key of
+    the implementation's own tables taken is not allowed)."""
+    if e.sqlstate == "23505" and (e.diag.constraint_name or "").endswith("_pkey") and \
+            (e.diag.table_name or "") in ("readings", "p1a", "pgap", "p1b", "p2", "p3"):
+        return "readings' primary key taken"
+    if e.sqlstate == "23514" and (e.diag.message_primary or "").startswith("no partition of relation"):
+        return "no partition for the row"
+    return None
 
 
 class Run:
@@ -449,13 +456,13 @@ class Run:
                     cur.execute(q)
         except psycopg.Error as e:
             state = e.sqlstate or "connection"
-            out = ALLOWED.get(state, state)
+            out = allowed(e) or state
             if crash_ok:
                 out = "cut by the stop"
             elif state == "40P01" and isinstance(q, list):
                 out = "deadlock (a transaction of several statements)"
-            elif state not in ALLOWED:
-                self.errors.append((rnd, kind, state, str(e).splitlines()[0], text(q)[:300]))
+            elif not allowed(e):
+                self.errors.append((rnd, kind, state, str(e).splitlines()[0], text(q)[:600]))
         self.outcomes.setdefault(kind, {}).setdefault(out, 0)
         self.outcomes[kind][out] += 1
 
@@ -463,11 +470,15 @@ class Run:
         stmts = [statement(m) for _ in range(CLIENTS)]
         self.log = [(k, text(q)) for k, q, _ in stmts]
         threads = [threading.Thread(target=self.execute, args=(n, k, q, rows, rnd)) for n, (k, q, rows) in enumerate(stmts)]
+        errors = len(self.errors)
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         self.statements += len(stmts)
+        if len(self.errors) > errors and errors < 5:
+            for k, q in self.log:
+                print(f"    round {rnd} had an unexpected error; its statement ({k}): {q[:1500]}", file=sys.stderr)
 
     def alone(self, kind, q, rnd):
         """A statement alone in its round (DDL, TRUNCATE); it must succeed."""
@@ -527,7 +538,7 @@ class Run:
 def create(run, m):
     """The readings table, its partitions (but the gap and p3), the initial readings, the set-up."""
     rng = m.rng
-    run.sql(f"""CREATE TABLE readings (sensor int NOT NULL, ts timestamptz NOT NULL, tag int NOT NULL,
+    run.sql("""CREATE TABLE readings (sensor int NOT NULL, ts timestamptz NOT NULL, tag int NOT NULL,
                        v float8 NOT NULL, va float8[] GENERATED ALWAYS AS (ARRAY[v]) STORED,
                        PRIMARY KEY (sensor, ts, tag)) PARTITION BY RANGE (ts)""")
     for p in m.parts:
@@ -600,18 +611,26 @@ def event(run, m, rnd, what):
 
 
 def crash(run, m, rnd):
-    """An immediate stop while the clients run, one of them a large late INSERT; a restart."""
-    stmts = [("large late insert",
-              "INSERT INTO readings (sensor, ts, tag, v) SELECT i % 100 + 1, "
-              f"{lit(T0 + 26 * H)} + (i * 37 % 43200) * interval '1 second', 2000000000 + i, (i * 7919 % 1000) / 8.0 "
-              "FROM generate_series(1, 4000) AS i", None)]
-    stmts += [statement(m) for _ in range(CLIENTS - 1)]
+    """An immediate stop, then a restart: while one client's transaction has run a large
+    late INSERT (every sensor corrected) and waits to commit, another runs a large
+    UPDATE of every sensor's readings over two hours, the others random statements."""
+    big = ("INSERT INTO readings (sensor, ts, tag, v) SELECT i % 100 + 1, "
+           f"{lit(T0 + 26 * H)} + (i * 37 % 43200) * interval '1 second', 2000000000 + i, (i * 7919 % 1000) / 8.0 "
+           "FROM generate_series(1, 4000) AS i")
+    stmts = [("large late insert, then waiting to commit", [big, "SELECT pg_sleep(30)"], "commit"),
+             ("large update", f"UPDATE readings SET v = v + 0.5 WHERE ts >= {lit(T0 + 30 * H)} AND ts < {lit(T0 + 32 * H)}", None)]
+    stmts += [statement(m) for _ in range(CLIENTS - 2)]
     run.log = [(k, text(q)) for k, q, _ in stmts]
     threads = [threading.Thread(target=run.execute, args=(n, k, q, rows, rnd, True)) for n, (k, q, rows) in enumerate(stmts)]
     for t in threads:
         t.start()
-    time.sleep(m.rng.uniform(0.05, 0.4))
-    running = sum(t.is_alive() for t in threads)
+    # the stop comes once the large insert has run (its transaction sleeps), a little later
+    waited = time.monotonic()
+    while time.monotonic() - waited < 60 and not run.sql(
+            "SELECT FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'"):
+        time.sleep(0.005)
+    time.sleep(m.rng.uniform(0, 0.03))
+    running = [k for (k, _, _), t in zip(stmts, threads) if t.is_alive()]
     run.c.crash()
     for t in threads:
         t.join()
@@ -619,8 +638,8 @@ def crash(run, m, rnd):
     run.close()
     run.c.start()
     run.connect()
-    print(f"round {rnd}: immediate stop with {running} of {len(stmts)} statements still running, restarted; "
-          f"the large insert: {list(run.outcomes['large late insert'])[0]}")
+    print(f"round {rnd}: immediate stop with {len(running)} of {len(stmts)} statements still running "
+          f"({', '.join(running)}), restarted")
 
 
 def main():
@@ -696,76 +715,96 @@ def agrees(conn, mt, table, what):
           f"{what}: differences (results, real-time view, states, checkpoints) {(diff, rt, st, cp)}, {results} results")
 
 
+HOURLY = "date_trunc('hour', ts)"
+
+
 def policies(c):
-    """late => 'error', beyond_horizon => 'error' and 'replay', TRUNCATE, the isolation level."""
-    conn = psycopg.connect(c.conninfo(DB) + f" options='{OPTIONS}'", autocommit=True)
-    cur = conn.cursor()
+    """late => 'error', beyond_horizon => 'error' and 'replay', TRUNCATE, the isolation
+    level: each on a small table of its own (two sensors, ten hours of readings every
+    ten minutes), each section counted on its own."""
     h0 = T0 + 100 * 24 * H
-    for t in ("le", "bh", "br"):
-        cur.execute(f"CREATE TABLE {t} (sensor int NOT NULL, ts timestamptz NOT NULL, v float8 NOT NULL)")
-        cur.execute(f"INSERT INTO {t} SELECT s, {lit(h0)} + i * interval '10 minutes', (i * 7 + s) % 11 "
-                    "FROM generate_series(1, 2) AS s, generate_series(0, 59) AS i")
-    last = h0 + 59 * 600
-    le = Maintained("le_hourly", "v", "date_trunc('hour', ts)", "timestamptz", SPEC_MA, False)
-    bh = Maintained("bh_hourly", "v", "date_trunc('hour', ts)", "timestamptz", SPEC_MA, False)
-    br = Maintained("br_hourly", "v", "date_trunc('hour', ts)", "timestamptz", SPEC_MA, False)
-    cur.execute(le.setup_sql("le", ", late => 'error'"))
-    cur.execute(bh.setup_sql("bh", ", horizon => interval '2 hours', beyond_horizon => 'error'"))
-    cur.execute(br.setup_sql("br", ", horizon => interval '2 hours'"))
+    last = h0 + 59 * 600       # the sensors' progress after set-up
+    far = lit(last - 5 * H)    # a reading 5 hours back
 
-    # late => 'error'
-    before = snapshot(conn, "le_hourly", "le")
-    expect_error(conn, f"INSERT INTO le VALUES (1, {lit(last - 1800)}, 5)", "22000", "late => 'error': a late row")
-    check(snapshot(conn, "le_hourly", "le") == before, "late => 'error': the refused row left something behind")
-    expect_error(conn, f"INSERT INTO le VALUES (1, {lit(last + 600)}, 5), (2, {lit(last + 600)}, 6), "
-                       f"(2, {lit(last - 7200)}, 7)", "22000", "late => 'error': a statement with one late row")
-    check(snapshot(conn, "le_hourly", "le") == before, "late => 'error': the refused statement left something behind")
-    cur.execute(f"INSERT INTO le VALUES (1, {lit(last + 600)}, 4), (2, {lit(last + 4000)}, 3)")
-    agrees(conn, le, "le", "late => 'error': rows in order")
-    # a tie at the latest ts, with a smaller value: not earlier, so not late;
-    # the rule's order puts it before the row already processed
-    cur.execute(f"INSERT INTO le VALUES (1, {lit(last + 600)}, 1)")
-    agrees(conn, le, "le", "late => 'error': a tie at the latest ts")
+    def table(conn, t):
+        conn.execute(f"CREATE TABLE {t} (sensor int NOT NULL, ts timestamptz NOT NULL, v float8 NOT NULL)")
+        conn.execute(f"INSERT INTO {t} SELECT s, {lit(h0)} + i * interval '10 minutes', (i * 7 + s) % 11 "
+                     "FROM generate_series(1, 2) AS s, generate_series(0, 59) AS i")
 
-    # beyond_horizon => 'error' (horizon 2 hours; progress is `last`)
-    before = snapshot(conn, "bh_hourly", "bh")
-    far = lit(last - 5 * H)
-    for what, q in (("an UPDATE", f"UPDATE bh SET v = v + 1 WHERE sensor = 1 AND ts = {far}"),
-                    ("a DELETE", f"DELETE FROM bh WHERE sensor = 1 AND ts = {far}"),
-                    ("an INSERT", f"INSERT INTO bh VALUES (1, {lit(last - 5 * H + 1)}, 9)"),
-                    ("an UPDATE of ts into the horizon", f"UPDATE bh SET ts = {lit(last - 600 + 1)} WHERE sensor = 1 AND ts = {far}"),
-                    ("an UPDATE of sensor (1's row to 2) beyond the horizon", f"UPDATE bh SET sensor = 2 WHERE sensor = 1 AND ts = {far}")):
-        expect_error(conn, q, "22000", f"beyond_horizon => 'error': {what} 5 hours back")
-        check(snapshot(conn, "bh_hourly", "bh") == before, f"beyond_horizon => 'error': the refused {what} left something behind")
-    cur.execute(f"UPDATE bh SET v = v * 3 + 0.25 WHERE sensor = 1 AND ts >= {lit(last - H)}")
-    cur.execute(f"INSERT INTO bh VALUES (2, {lit(last - 1800 + 7)}, 0.5)")
-    cur.execute(f"DELETE FROM bh WHERE sensor = 2 AND ts = {lit(last - 1200)}")
-    agrees(conn, bh, "bh", "beyond_horizon => 'error': changes within the horizon")
+    def late_error(conn):
+        table(conn, "le")
+        le = Maintained("le_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)
+        conn.execute(le.setup_sql("le", ", late => 'error'"))
+        before = snapshot(conn, "le_hourly", "le")
+        expect_error(conn, f"INSERT INTO le VALUES (1, {lit(last - 1800)}, 5)", "22000", "late => 'error': a late row")
+        check(snapshot(conn, "le_hourly", "le") == before, "late => 'error': the refused row left something behind")
+        expect_error(conn, f"INSERT INTO le VALUES (1, {lit(last + 600)}, 5), (2, {lit(last + 600)}, 6), "
+                           f"(2, {lit(last - 7200)}, 7)", "22000", "late => 'error': a statement with one late row")
+        check(snapshot(conn, "le_hourly", "le") == before, "late => 'error': the refused statement left something behind")
+        conn.execute(f"INSERT INTO le VALUES (1, {lit(last + 600)}, 4), (2, {lit(last + 4000)}, 3)")
+        agrees(conn, le, "le", "late => 'error': rows in order")
+        # a tie at the latest ts, with a smaller value: not earlier, so not late;
+        # the rule's order puts it before the row already processed
+        conn.execute(f"INSERT INTO le VALUES (1, {lit(last + 600)}, 1)")
+        agrees(conn, le, "le", "late => 'error': a tie at the latest ts")
 
-    # beyond_horizon => 'replay' (the default), the same changes 5 hours back are corrected
-    cur.execute(f"UPDATE br SET v = v + 1 WHERE sensor = 1 AND ts = {far}")
-    cur.execute(f"DELETE FROM br WHERE sensor = 2 AND ts = {far}")
-    cur.execute(f"INSERT INTO br VALUES (1, {lit(last - 5 * H + 1)}, 9)")
-    agrees(conn, br, "br", "beyond_horizon => 'replay': changes 5 hours back")
+    def horizon_error(conn):
+        table(conn, "bh")
+        bh = Maintained("bh_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)
+        conn.execute(bh.setup_sql("bh", ", horizon => interval '2 hours', beyond_horizon => 'error'"))
+        before = snapshot(conn, "bh_hourly", "bh")
+        for what, q in (("an UPDATE", f"UPDATE bh SET v = v + 1 WHERE sensor = 1 AND ts = {far}"),
+                        ("a DELETE", f"DELETE FROM bh WHERE sensor = 1 AND ts = {far}"),
+                        ("an INSERT", f"INSERT INTO bh VALUES (1, {lit(last - 5 * H + 1)}, 9)"),
+                        ("an UPDATE of ts into the horizon", f"UPDATE bh SET ts = {lit(last - 600 + 1)} WHERE sensor = 1 AND ts = {far}"),
+                        ("an UPDATE of sensor", f"UPDATE bh SET sensor = 2 WHERE sensor = 1 AND ts = {far}")):
+            expect_error(conn, q, "22000", f"beyond_horizon => 'error': {what} 5 hours back")
+            check(snapshot(conn, "bh_hourly", "bh") == before, f"beyond_horizon => 'error': the refused {what} left something behind")
+        conn.execute(f"UPDATE bh SET v = v * 3 + 0.25 WHERE sensor = 1 AND ts >= {lit(last - H)}")
+        conn.execute(f"INSERT INTO bh VALUES (2, {lit(last - 1800 + 7)}, 0.5)")
+        conn.execute(f"DELETE FROM bh WHERE sensor = 2 AND ts = {lit(last - 1200)}")
+        agrees(conn, bh, "bh", "beyond_horizon => 'error': changes within the horizon")
 
-    # TRUNCATE of the whole table clears states, checkpoints and results; readings may then start again
-    cur.execute("TRUNCATE br")
-    cur.execute("SELECT (SELECT count(*) FROM br_hourly), (SELECT count(*) FROM br_hourly_state), "
-                "(SELECT count(*) FROM br_hourly_checkpoint), (SELECT count(*) FROM br_hourly_realtime)")
-    check(cur.fetchone() == (0, 0, 0, 0), "TRUNCATE of the readings: results, states, checkpoints or the view not empty")
-    cur.execute(f"INSERT INTO br SELECT 1, {lit(h0)} + i * interval '7 minutes', i FROM generate_series(0, 30) AS i")
-    agrees(conn, br, "br", "TRUNCATE of the readings, then readings from the start again")
+    def horizon_replay(conn):
+        # beyond_horizon => 'replay' (the default): the same changes 5 hours back are corrected
+        table(conn, "br")
+        br = Maintained("br_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)
+        conn.execute(br.setup_sql("br", ", horizon => interval '2 hours'"))
+        conn.execute(f"UPDATE br SET v = v + 1 WHERE sensor = 1 AND ts = {far}")
+        conn.execute(f"DELETE FROM br WHERE sensor = 2 AND ts = {far}")
+        conn.execute(f"INSERT INTO br VALUES (1, {lit(last - 5 * H + 1)}, 9)")
+        agrees(conn, br, "br", "beyond_horizon => 'replay': changes 5 hours back")
 
-    # set-up inside REPEATABLE READ is refused
-    cur.execute("CREATE TABLE rr (sensor int NOT NULL, ts timestamptz NOT NULL, v float8)")
-    conn.autocommit = False
-    try:
-        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        expect_error(conn, Maintained("rr_out", "v", "ts::date", "date", SPEC_MA, False).setup_sql("rr"),
-                     "25000", "set-up inside REPEATABLE READ")
-    finally:
-        conn.rollback()
-        conn.close()
+    def truncate(conn):
+        # TRUNCATE of the whole table clears states, checkpoints and results; readings may then start again
+        table(conn, "tr")
+        tr = Maintained("tr_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)
+        conn.execute(tr.setup_sql("tr"))
+        conn.execute("TRUNCATE tr")
+        got = conn.execute("SELECT (SELECT count(*) FROM tr_hourly), (SELECT count(*) FROM tr_hourly_state), "
+                           "(SELECT count(*) FROM tr_hourly_checkpoint), (SELECT count(*) FROM tr_hourly_realtime)").fetchone()
+        check(got == (0, 0, 0, 0), f"TRUNCATE of the readings: results, states, checkpoints, view: {got}, not all empty")
+        conn.execute(f"INSERT INTO tr SELECT 1, {lit(h0)} + i * interval '7 minutes', i FROM generate_series(0, 30) AS i")
+        agrees(conn, tr, "tr", "TRUNCATE of the readings, then readings from the start again")
+
+    def isolation(conn):
+        conn.execute("CREATE TABLE rr (sensor int NOT NULL, ts timestamptz NOT NULL, v float8)")
+        conn.autocommit = False
+        try:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            expect_error(conn, Maintained("rr_out", "v", "ts::date", "date", SPEC_MA, False).setup_sql("rr"),
+                         "25000", "set-up inside REPEATABLE READ")
+        finally:
+            conn.rollback()
+
+    for what, section in (("late => 'error'", late_error), ("beyond_horizon => 'error'", horizon_error),
+                          ("beyond_horizon => 'replay'", horizon_replay), ("TRUNCATE of the readings", truncate),
+                          ("set-up inside REPEATABLE READ", isolation)):
+        with psycopg.connect(c.conninfo(DB) + f" options='{OPTIONS}'", autocommit=True) as conn:
+            try:
+                section(conn)
+            except psycopg.Error as e:
+                check(False, f"{what}: {str(e).splitlines()[0]}")
 
 
 if __name__ == "__main__":
