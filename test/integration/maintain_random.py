@@ -627,7 +627,7 @@ def crash(run, m, rnd):
     # the stop comes once the large insert has run (its transaction sleeps), a little later
     waited = time.monotonic()
     while time.monotonic() - waited < 60 and not run.sql(
-            "SELECT FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'"):
+            "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'")[0][0]:
         time.sleep(0.005)
     time.sleep(m.rng.uniform(0, 0.03))
     running = [k for (k, _, _), t in zip(stmts, threads) if t.is_alive()]
