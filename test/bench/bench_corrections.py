@@ -11,13 +11,14 @@ trip included, no psql start-up), median of the rounds with the spread
 (min..max) of each:
   (a) a correction: UPDATE of one reading's value, 20 days back, for one
       sensor (+1 and -1 in turn, so every round corrects);
-  (b) recomputing every sensor: segment_agg over the whole table (every
-      sensor's results), and pipeline_agg grouped by sensor (every sensor's
-      state); the smaller is the floor;
+  (b) recomputing every sensor: (b1) segment_agg over the whole table (every
+      sensor's results, counted: writing their 3,000 rows would add little
+      to reading 4.32M), and (b2) pipeline_agg grouped by sensor (every
+      sensor's state); the set-up's own full run, once, is printed too;
   (c) recomputing that one sensor from its checkpoint: pipeline_agg over its
       readings since the latest checkpoint before the changed reading,
       starting from that checkpoint's state;
-then (a)/(b) (issue 18's target: at most 1%) and (a)/(c) (at most 1.5).
+then (a)/(b1) and (a)/(b2) (issue 18's target: at most 1%) and (a)/(c) (at most 1.5).
 Whether every other sensor's state, result and checkpoint rows keep their
 xmin (and ctid) through all the corrections is checked and printed, and
 whether the corrected sensor's results equal segment_agg over its readings.
@@ -137,12 +138,12 @@ FROM generate_series(0, {DAYS * 1440 - 1}) AS m, generate_series(1, {SENSORS}) A
     after = fingerprint("daily", others)
     mine_after = fingerprint("daily", f"sensor = {SENSOR}")
     a, b1, b2, c = (statistics.median(times[x]) for x in ("a", "b1", "b2", "c"))
-    b = min(b1, b2)
     print(f"(a)  the correction (UPDATE of one reading)        {spread(times['a'])}")
     print(f"(b1) segment_agg over every sensor                 {spread(times['b1'])}")
     print(f"(b2) pipeline_agg grouped by sensor                {spread(times['b2'])}")
     print(f"(c)  pipeline_agg of sensor {SENSOR} from its checkpoint  {spread(times['c'])}")
-    print(f"(a) / (b) = {a / b * 100:.3f} %   (b = the smaller of b1, b2; target: at most 1 %)")
+    print(f"(a) / (b1) = {a / b1 * 100:.3f} %, (a) / (b2) = {a / b2 * 100:.3f} %, (a) / the set-up's full run = "
+          f"{a / (setup * 1000) * 100:.3f} %   (target: at most 1 %)")
     print(f"(a) / (c) = {a / c:.2f}      (target: at most 1.5)")
     kept = before == after
     print(f"other sensors' state, result and checkpoint rows keep their xmin and ctid: {'yes' if kept else 'NO'} "
