@@ -462,7 +462,8 @@ class Run:
             elif state == "40P01" and isinstance(q, list):
                 out = "deadlock (a transaction of several statements)"
             elif not allowed(e):
-                self.errors.append((rnd, kind, state, str(e).splitlines()[0], text(q)[:600]))
+                self.errors.append((rnd, kind, state, str(e).splitlines()[0] + (
+                    " (" + e.diag.message_detail.replace("\n", " ") + ")" if e.diag.message_detail else ""), text(q)[:600]))
         self.outcomes.setdefault(kind, {}).setdefault(out, 0)
         self.outcomes[kind][out] += 1
 
