@@ -187,6 +187,11 @@ CREATE FUNCTION public.emissions(anyelement) RETURNS TABLE (ts timestamptz, key 
 CREATE FUNCTION public.trap_step_row(pipeline, timestamptz, float8, record, pipeline) RETURNS pipeline
     LANGUAGE plpgsql AS $$ BEGIN PERFORM mal.trap('pipeline_agg_row'); RETURN $5; END $$;
 CREATE AGGREGATE public.pipeline_agg_row(timestamptz, float8, record, pipeline) (SFUNC = public.trap_step_row, STYPE = pipeline);
+CREATE FUNCTION public.trap_step_ckpt(pipeline[], timestamptz, float8, record, anyelement) RETURNS pipeline[]
+    LANGUAGE plpgsql AS $$ BEGIN PERFORM mal.trap('pipeline_agg_checkpoints'); RETURN $1; END $$;
+CREATE AGGREGATE public.pipeline_agg_checkpoints(timestamptz, float8, record, anyelement) (SFUNC = public.trap_step_ckpt, STYPE = pipeline[]);
+CREATE FUNCTION public.pipeline_progress(anyelement) RETURNS timestamptz
+    LANGUAGE sql AS $$ SELECT NULL::timestamptz WHERE mal.trap('pipeline_progress') $$;
 RESET ROLE;
 
 CREATE TABLE readings (sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8);
@@ -198,10 +203,13 @@ SELECT * FROM daily ORDER BY sensor_id, ts;
 SELECT count(*) AS traps FROM mal.trap_log;
 -- the generated code: pipeline_agg_row with exact argument types, and the
 -- partition column's own equality
-SELECT regexp_count(prosrc, 'public\.pipeline_agg_row\(b\.ts, b\.v, ROW\(b\.k\), s\.state') AS agg_calls,
+-- (the trigger, and the function that corrects sensors; its other form,
+-- taking a relation, only calls the first)
+SELECT oid::regprocedure AS function,
+       regexp_count(prosrc, 'public\.pipeline_agg_checkpoints\(x\.ts, x\.v, ROW\(x\.k\), ') AS agg_calls,
        regexp_count(prosrc, 'OPERATOR\(pg_catalog\.=\)') AS qualified_equalities,
-       regexp_count(prosrc, '= (b|run)\.part') AS bare_equalities
-FROM pg_proc WHERE proname = 'daily_maintain';
+       regexp_count(prosrc, '(part|\.p|sensor_id) = ') AS bare_equalities
+FROM pg_proc WHERE proname IN ('daily_maintain', 'daily_correct') ORDER BY 1::text;
 SELECT segpipe_unmaintain('daily', true);
 
 -- A citext partition column joins with citext's own equality: 'a' and 'A'
@@ -214,7 +222,8 @@ INSERT INTO ci_readings VALUES ('A', '2026-03-02 08:00+00', 1);
 INSERT INTO ci_readings VALUES ('a', '2026-03-03 08:00+00', 30);
 SELECT sensor, pipeline_rows(state), pipeline_late(state) FROM ci_daily_state ORDER BY sensor;
 SELECT * FROM ci_daily ORDER BY sensor, ts;
-SELECT regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS citext_equalities FROM pg_proc WHERE proname = 'ci_daily_maintain';
+SELECT proname, regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS citext_equalities
+FROM pg_proc WHERE proname IN ('ci_daily_maintain', 'ci_daily_correct') ORDER BY 1, 2;
 SELECT count(*) AS traps FROM mal.trap_log;
 SELECT segpipe_unmaintain('ci_daily', true);
 
@@ -226,7 +235,8 @@ INSERT INTO tree_readings VALUES ('plant.a', '2026-03-01 08:00+00', 10), ('plant
 INSERT INTO tree_readings VALUES ('plant.a', '2026-03-02 08:00+00', 1), ('plant.b', '2026-03-01 09:00+00', 3);
 SELECT * FROM tree_daily ORDER BY node, ts;
 SELECT node, pipeline_rows(state) FROM tree_daily_state ORDER BY node;
-SELECT regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS ltree_equalities FROM pg_proc WHERE proname = 'tree_daily_maintain';
+SELECT proname, regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS ltree_equalities
+FROM pg_proc WHERE proname IN ('tree_daily_maintain', 'tree_daily_correct') ORDER BY 1, 2;
 SELECT segpipe_unmaintain('tree_daily', true);
 DROP TABLE tree_readings;
 

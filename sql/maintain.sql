@@ -1,4 +1,6 @@
--- Maintained on insert: segpipe_maintain() and segpipe_unmaintain().
+-- Maintained on insert: segpipe_maintain() and segpipe_unmaintain(), with
+-- the late-row policies that do not correct ("drop", "error"); corrections
+-- (the default) are in corrections.sql.
 -- The pipeline keeps each UTC day's maximum and drops late rows; a day's
 -- maximum is written when its sensor's first reading of a later day arrives.
 \pset format unaligned
@@ -34,14 +36,21 @@ DROP TABLE daily;
 DROP VIEW readings_view;
 SELECT count(*) AS created FROM pg_class WHERE relname LIKE 'daily%';
 
+-- late => 'drop' needs the spec to say so too: the pipeline drops them.
+SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'daily',
+    late => 'drop');
+SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'daily',
+    late => 'later');
+SELECT count(*) AS created FROM pg_class WHERE relname LIKE 'daily%';
+
 -- The set-up runs the readings already there, in ts order.  The key ts::date
 -- is the UTC date: the trigger runs with TimeZone UTC.
 SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date',
-    '{"operators": [{"type": "MaxTracker", "id": "max"}], "late": "drop"}', 'daily');
+    '{"operators": [{"type": "MaxTracker", "id": "max"}], "late": "drop"}', 'daily', late => 'drop');
 SELECT c.relname, c.relkind, obj_description(c.oid, 'pg_class') AS comment
 FROM pg_class AS c WHERE c.relname LIKE 'daily%' AND c.relkind IN ('r', 'v') ORDER BY 1;
-SELECT tgname, tgrelid::regclass, tgfoid::regprocedure, tgtype, tgnewtable
-FROM pg_trigger WHERE tgrelid = 'readings'::regclass;
+SELECT tgname, tgrelid::regclass, tgfoid::regprocedure, tgtype, tgoldtable, tgnewtable
+FROM pg_trigger WHERE tgrelid = 'readings'::regclass ORDER BY tgname;
 SELECT proname, prosecdef, proconfig, obj_description(oid, 'pg_proc') AS comment
 FROM pg_proc WHERE proname = 'daily_maintain';
 SELECT * FROM daily ORDER BY sensor_id, ts;
@@ -94,8 +103,8 @@ SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SELECT * FROM daily WHERE sensor_id = 3 ORDER BY ts;
 
--- With "late": "error" (the default) a late row fails the insert, naming
--- it; nothing of the statement stays.  A second maintained table: each
+-- With late => 'error' (and the spec's "late": "error", its default) a late
+-- row fails the insert, naming it; nothing of the statement stays.  A second maintained table: each
 -- Berlin day's sum of two ports and its count, in a schema of its own, with
 -- names that need quoting.
 CREATE SCHEMA "Out Put";
@@ -109,7 +118,7 @@ SELECT segpipe_maintain('"Out Put"."Readings ""B"""', 'Sensor', 'At', 'Power',
                     {"type": "CountNumber", "id": "n"}],
       "connections": [{"from": "add", "to": "sum"}, {"from": "add", "to": "n"}],
       "entryOperator": "add", "outputMappings": {"sum": {"o1": "o1"}, "n": {"o1": "o2"}}}',
-    'Daily "sum"');
+    'Daily "sum"', late => 'error');
 INSERT INTO "Out Put"."Readings ""B""" VALUES ('m1', '2026-03-01 22:00+00', '{2, 20}'),
                                              ('m1', '2026-03-01 23:30+00', '{3, 30}');
 SELECT * FROM "Out Put"."Daily ""sum""" ORDER BY 1, 2, 4;

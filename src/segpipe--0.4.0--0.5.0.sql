@@ -357,7 +357,7 @@ END$q$,
 	           FROM ROWS FROM (pg_catalog.unnest(parts), pg_catalog.unnest(since)) AS c(p, t) JOIN %2$s AS s ON s.%3$I %4$s c.p%5$s
 	           WHERE c.t < %1$I.pipeline_progress(s.state) - %6$L::pg_catalog.interval
 	           ORDER BY c.t LIMIT 1 LOOP
-		RAISE EXCEPTION 'change at % is older than the horizon of %', bad.t, %7$L
+		RAISE EXCEPTION 'change at %% is older than the horizon of %%', bad.t, %7$L
 			USING ERRCODE = 'data_exception',
 			DETAIL = pg_catalog.format('%%s %%s has readings up to %%s; checkpoints are kept for %%s behind them.',
 			                           %8$L, bad.p, bad.progress, %6$L),
