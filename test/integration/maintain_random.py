@@ -414,6 +414,7 @@ class Run:
         self.statements = 0
         self.log = []          # this round's statements
         self.checking = 0.0    # seconds spent in the checks
+        self.failed_rounds = {}  # check category -> rounds where it failed
 
     def connect(self):
         info = self.c.conninfo(DB) + f" options='{OPTIONS}'"
@@ -496,9 +497,10 @@ class Run:
         self.statements += 1
         return ok
 
-    def fail(self, category, what, detail=None):
+    def fail(self, category, what, detail=None, rnd=None):
         n = self.reported.get(category, 0)
         self.reported[category] = n + 1
+        self.failed_rounds.setdefault(category, []).append(rnd)
         if n < 4:
             check(False, what)
             if n == 0 or detail:
@@ -531,7 +533,7 @@ class Run:
                     if self.reported.get(category, 0) == 0:
                         detail = [" | ".join(str(x) for x in row) for row in self.sql(mt.detail_sql())]
                     self.fail(category, f"{label}: {mt.results}: {what} differs from the recomputation "
-                              f"in {n} rows", detail)
+                              f"in {n} rows", detail, rnd)
             sizes.append(f"{mt.results} {results} results, {pending} provisional, {cps} checkpoints")
         return sizes
 
@@ -671,6 +673,9 @@ def main():
             if rnd in events or rnd == crash_at or rnd % 50 == 0:
                 print(f"round {rnd}{' (' + events[rnd] + ')' if rnd in events else ''}: "
                       f"{run.sql('SELECT count(*) FROM readings')[0][0]} readings; " + "; ".join(sizes))
+        for category, rounds in run.failed_rounds.items():
+            print(f"    {category}: failed in {len(rounds)} rounds: {', '.join(str(r) for r in rounds[:30])}"
+                  + (" ..." if len(rounds) > 30 else ""), file=sys.stderr)
         for rnd, kind, state, msg, q in run.errors[:10]:
             print(f"    round {rnd}, {kind}: {state} {msg}\n        {q}", file=sys.stderr)
         check(not run.errors, f"{len(run.errors)} statements failed with errors no rule explains "
