@@ -783,15 +783,21 @@ def policies(c):
 
     def truncate(conn):
         # TRUNCATE of the whole table clears states, checkpoints and results; readings may then start again
+        # (two results tables on the readings: each is cleared)
         table(conn, "tr")
-        tr = Maintained("tr_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)
-        conn.execute(tr.setup_sql("tr"))
+        both = [Maintained("tr_daily", "v", "ts::date", "date", SPEC_MA, False),
+                Maintained("tr_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)]
+        for tr in both:
+            conn.execute(tr.setup_sql("tr"))
         conn.execute("TRUNCATE tr")
-        got = conn.execute("SELECT (SELECT count(*) FROM tr_hourly), (SELECT count(*) FROM tr_hourly_state), "
-                           "(SELECT count(*) FROM tr_hourly_checkpoint), (SELECT count(*) FROM tr_hourly_realtime)").fetchone()
-        check(got == (0, 0, 0, 0), f"TRUNCATE of the readings: results, states, checkpoints, view: {got}, not all empty")
+        for tr in both:
+            t = tr.results
+            got = conn.execute(f"SELECT (SELECT count(*) FROM {t}), (SELECT count(*) FROM {t}_state), "
+                               f"(SELECT count(*) FROM {t}_checkpoint), (SELECT count(*) FROM {t}_realtime)").fetchone()
+            check(got == (0, 0, 0, 0), f"TRUNCATE of the readings: {t}'s results, states, checkpoints, view: {got}, not all empty")
         conn.execute(f"INSERT INTO tr SELECT 1, {lit(h0)} + i * interval '7 minutes', i FROM generate_series(0, 30) AS i")
-        agrees(conn, tr, "tr", "TRUNCATE of the readings, then readings from the start again")
+        for tr in both:
+            agrees(conn, tr, "tr", f"TRUNCATE of the readings, then readings from the start again ({tr.results})")
 
     def isolation(conn):
         conn.execute("CREATE TABLE rr (sensor int NOT NULL, ts timestamptz NOT NULL, v float8)")
