@@ -12,7 +12,7 @@ restart), three times.  After each restart:
     with an arrival row are there (nothing half-applied);
   - every COMMIT a client saw acknowledged survived;
   - the results table equals segment_agg over all readings in processing
-    order (arrival, ts, id), and the states count every reading;
+    order (arrival, ts, value, id: a statement runs its rows in ts, value order), and the states count every reading;
   - the stream then goes on from the recovered states.
 
 Needs the extension installed (run-tests.sh installs it); the PostgreSQL
@@ -82,11 +82,11 @@ WITH whole AS (
                segment_agg(r.v, r.ts::date, '{SPEC}') OVER w AS v
         FROM (SELECT r.*, a.seq,
                      -- the late rule: a row earlier than what its sensor has processed
-                     r.ts < max(r.ts) OVER (PARTITION BY r.sensor_id ORDER BY a.seq, r.ts, r.id
+                     r.ts < max(r.ts) OVER (PARTITION BY r.sensor_id ORDER BY a.seq, r.ts, r.v, r.id
                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS late
               FROM readings AS r JOIN arrival AS a USING (batch)) AS r
         WHERE late IS NOT TRUE
-        WINDOW w AS (PARTITION BY r.sensor_id ORDER BY r.seq, r.ts, r.id)) AS x
+        WINDOW w AS (PARTITION BY r.sensor_id ORDER BY r.seq, r.ts, r.v, r.id)) AS x
   WHERE v IS NOT NULL),
      got AS (SELECT sensor_id, ts, key, port, value FROM daily)
 SELECT (SELECT count(*) FROM ((SELECT * FROM whole EXCEPT ALL SELECT * FROM got)
@@ -111,7 +111,7 @@ def main():
 CREATE TABLE readings (id bigserial PRIMARY KEY, batch bigint NOT NULL, sensor_id int NOT NULL,
                        ts timestamptz NOT NULL, v float8);
 CREATE TABLE arrival (seq bigserial PRIMARY KEY, batch bigint NOT NULL UNIQUE);
-SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{SPEC}', 'daily');""", timeout=120)
+SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{SPEC}', 'daily', late => 'drop');""", timeout=120)
         sizes, acked, first = {}, set(), 0
         for n in range(CRASHES):
             procs, outs = [], []
