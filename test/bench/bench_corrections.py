@@ -22,10 +22,12 @@ then (a)/(b1) and (a)/(b2) (issue 18's target: at most 1%) and (a)/(c) (at most 
 Whether every other sensor's state, result and checkpoint rows keep their
 xmin (and ctid) through all the corrections is checked and printed, and
 whether the corrected sensor's results equal segment_agg over its readings.
-Last, in-order inserts of 100 rows per statement (one reading per sensor,
-minute after minute) into the maintained table against the same inserts into
-a plain copy of it (same rows, same index), alternating, with
-synchronous_commit on and off (issue 18's target: at most 2x).
+Last, in-order inserts of 100 rows per statement (one reading of each of the
+100 sensors, minute after minute; or ten readings of each of 10 sensors)
+into the maintained table against the same inserts into a plain copy of it
+(same rows, same index), alternating, with synchronous_commit on and off
+(issue 18's target: at most 2x), and whether the maintained results still
+equal segment_agg for three sensors afterwards.
 
 Connection settings come from the environment (pg_virtualenv; test/bench/bench.sh).
     test/bench/bench_corrections.py [days] [rounds]    defaults: 30 days, 7 rounds
@@ -166,25 +168,41 @@ SELECT count(*) FROM ((TABLE e EXCEPT ALL TABLE g) UNION ALL (TABLE g EXCEPT ALL
     psql("VACUUM ANALYZE plain; CHECKPOINT")
     start = psql("SELECT extract(epoch FROM max(ts))::bigint FROM readings")
     minute = int(start) // 60 + 1
-    print(f"in-order inserts, {INSERTS} statements of {SENSORS} rows a run (an hour of readings), "
-          f"{ROUNDS} runs each, alternating, median:")
-    print(f"{'synchronous_commit':>18} | {'plain rows/s':>12} | {'maintained rows/s':>17} | maintained / plain")
-    for sync in ("on", "off"):
-        t = {"plain": [], "readings": []}
-        for n in range(ROUNDS):
-            for table in (("plain", "readings") if n % 2 == 0 else ("readings", "plain")):
-                m0 = minute + n * INSERTS
-                script = "".join(
-                    f"INSERT INTO {table} (sensor, ts, v) SELECT s, to_timestamp({(m0 + i) * 60}), "
-                    f"((s * 7919 + {m0 + i}::bigint * 104729) % 10007) / 64.0 FROM generate_series(1, {SENSORS}) AS s;\n"
-                    for i in range(INSERTS))
-                t[table].append(sum(timed(script, sync)) / 1000)
-        minute += ROUNDS * INSERTS
-        plain, kept = statistics.median(t["plain"]), statistics.median(t["readings"])
-        n_rows = INSERTS * SENSORS
-        print(f"{sync:>18} | {n_rows / plain:>12.0f} | {n_rows / kept:>17.0f} | {kept / plain:>6.2f} "
-              f"(plain {min(t['plain']):.3f}..{max(t['plain']):.3f} s, maintained "
-              f"{min(t['readings']):.3f}..{max(t['readings']):.3f} s a run)")
+    print(f"in-order inserts, {INSERTS} statements of 100 rows a run (an hour of readings), {ROUNDS} runs each, "
+          "alternating, median; a statement holds one reading of each of the 100 sensors (100 x 1), or ten "
+          "readings of each of 10 sensors (10 x 10, as bench_maintain.py's batches of 100):")
+    print(f"{'statement':>9} | {'synchronous_commit':>18} | {'plain rows/s':>12} | {'maintained rows/s':>17} | maintained / plain")
+    for shape in ("100 x 1", "10 x 10"):
+        for sync in ("on", "off"):
+            t = {"plain": [], "readings": []}
+            for n in range(ROUNDS):
+                for table in (("plain", "readings") if n % 2 == 0 else ("readings", "plain")):
+                    m0 = minute + n * INSERTS
+                    if shape == "100 x 1":
+                        stmts = [(f"generate_series(1, {SENSORS})", f"{m0 + i}") for i in range(INSERTS)]
+                    else:  # statement i: sensors of group i % 10, the minutes of block i // 10
+                        stmts = [(f"generate_series({i % 10 * 10 + 1}, {i % 10 * 10 + 10})",
+                                  f"{m0 + i // 10 * 10} + m") for i in range(INSERTS)]
+                    script = "".join(
+                        f"INSERT INTO {table} (sensor, ts, v) SELECT s, to_timestamp(({mm}) * 60), "
+                        f"((s * 7919 + ({mm})::bigint * 104729) % 10007) / 64.0 "
+                        f"FROM {ss} AS s, generate_series(0, {0 if shape == '100 x 1' else 9}) AS m;\n"
+                        for ss, mm in stmts)
+                    t[table].append(sum(timed(script, sync)) / 1000)
+            minute += ROUNDS * INSERTS
+            plain, kept = statistics.median(t["plain"]), statistics.median(t["readings"])
+            n_rows = INSERTS * 100
+            print(f"{shape:>9} | {sync:>18} | {n_rows / plain:>12.0f} | {n_rows / kept:>17.0f} | {kept / plain:>6.2f} "
+                  f"(plain {min(t['plain']):.3f}..{max(t['plain']):.3f} s, maintained "
+                  f"{min(t['readings']):.3f}..{max(t['readings']):.3f} s a run)")
+    got = psql(f"""WITH e AS (SELECT sensor, ts, k AS key, 1 AS port, float8send(e) AS value
+          FROM (SELECT sensor, ts, segment_key(v, {KEY}) OVER w AS k, segment_agg(v, {KEY}, '{SPEC}') OVER w AS e
+                FROM readings WHERE sensor IN (1, {SENSOR}, 100) WINDOW w AS (PARTITION BY sensor ORDER BY ts, v)) AS x
+          WHERE e IS NOT NULL),
+     g AS (SELECT sensor, ts, key, port, float8send(value) FROM daily WHERE sensor IN (1, {SENSOR}, 100))
+SELECT count(*) FROM ((TABLE e EXCEPT ALL TABLE g) UNION ALL (TABLE g EXCEPT ALL TABLE e)) AS d""")
+    print("after the inserts, the results of sensors 1, 42 and 100 equal segment_agg over their readings: "
+          + ("yes" if got == "0" else f"NO ({got} rows differ)"))
     subprocess.run(["dropdb", DB], check=True)
 
 
