@@ -7,8 +7,10 @@ generated ARRAY[v]), 100 sensors, and two maintained results on it, both
 under late => 'correct':
   - "hourly": MovingAverage(3) inside each hour (key date_trunc('hour', ts)),
     so a segment closes every hour and a window spans readings;
-  - "daily2": a mesh with two output ports (the day's sum and count) over va,
-    keyed by ts::date.
+  - "daily2": a mesh with two output ports (the segment's sum and count) over
+    va, keyed by the day and whether the reading's tag is a multiple of 7 (a
+    text key of two columns: an UPDATE of tag changes keys, and readings of
+    equal ts and value are ordered by it).
 Several clients (threads, each with its own psycopg connection, autocommit)
 run rounds: in each round every client sends one statement at once, then,
 with nothing in flight, one check compares everything with a recomputation
@@ -29,9 +31,9 @@ written from the rule, never from what the implementation stored:
 Statements (a fixed seed chooses them; which of two concurrent statements
 commits first may vary): INSERTs in order, late, and with the ts of a reading
 already there (ties, some with the same value), through the parent or naming
-a partition; UPDATE of v, of ts (rows may move to another partition) and of
-sensor; DELETE (a range, a sensor's latest readings, now and then all of a
-sensor's readings); INSERT ... ON CONFLICT DO UPDATE; MERGE (update, of ts
+a partition; UPDATE of v, of ts (rows may move to another partition), of
+sensor and of tag (a key column); DELETE (a range, a sensor's latest
+readings, now and then all of a sensor's readings); INSERT ... ON CONFLICT DO UPDATE; MERGE (update, of ts
 too, delete and insert in one statement); COPY into the parent or a partition;
 now and then two or three of them in one transaction, committed, rolled back,
 or with one rolled back to a savepoint.  Alone in
@@ -159,7 +161,11 @@ UNION ALL
 
 
 MA = Maintained("hourly", "v", "date_trunc('hour', ts)", "timestamptz", SPEC_MA, False)
-MESH = Maintained("daily2", "va", "ts::date", "date", SPEC_MESH, True)
+# a key of two columns: the day, and whether the reading's tag is marked (a multiple
+# of 7); a marked reading mostly makes a segment of its own, an UPDATE of tag
+# changes keys, and equal ts and values are ordered by the key (its text)
+MARKED = "ts::date::text || CASE WHEN tag % 7 = 0 THEN ' marked' ELSE '' END"
+MESH = Maintained("daily2", "va", MARKED, "text", SPEC_MESH, True)
 
 # The stand-in for --mock: every table recomputed from the readings after every
 # statement, under a lock that makes concurrent statements take turns.  It only
@@ -317,7 +323,7 @@ def single(m):
     """One random statement: (kind, sql, rows for COPY or None)."""
     rng = m.rng
     kinds = [("insert in order", 24), ("insert late", 11), ("insert tie", 6), ("insert into partition", 7),
-             ("update v", 8), ("update ts", 5), ("update sensor", 4), ("delete", 7), ("upsert", 7),
+             ("update v", 8), ("update ts", 5), ("update sensor", 4), ("update tag", 3), ("delete", 7), ("upsert", 7),
              ("merge", 6), ("copy", 6), ("copy into partition", 2)]
     kind = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
     if kind == "insert in order":
@@ -362,6 +368,8 @@ def single(m):
     if kind == "update ts":
         shift = rng.choice([-1, 1]) * rng.randint(60, 6 * H)
         return kind, f"UPDATE readings SET ts = ts + interval '{shift} seconds' WHERE {cond}", None
+    if kind == "update tag":  # the key of daily2
+        return kind, f"UPDATE readings SET tag = tag + {rng.randint(1, 6)} WHERE {cond}", None
     if kind == "update sensor":
         return kind, f"UPDATE readings SET sensor = {rng.randint(1, SENSORS)} WHERE {cond}", None
     if kind == "delete":
