@@ -10,7 +10,8 @@ from round to round, each statement timed by psql's \\timing (client round
 trip included, no psql start-up), median of the rounds with the spread
 (min..max) of each:
   (a) a correction: UPDATE of one reading's value, 20 days back, for one
-      sensor (+1 and -1 in turn, so every round corrects);
+      sensor; twice a round (+1, then -1), the first in its psql session (the
+      trigger's PL/pgSQL compiled and its statements planned) printed apart;
   (b) recomputing every sensor: (b1) segment_agg over the whole table (every
       sensor's results, counted: writing their 3,000 rows would add little
       to reading 4.32M), and (b2) pipeline_agg grouped by sensor (every
@@ -129,24 +130,30 @@ FROM generate_series(0, {DAYS * 1440 - 1}) AS m, generate_series(1, {SENSORS}) A
     others = f"sensor <> {SENSOR}"
     before = fingerprint("daily", others)
     mine_before = fingerprint("daily", f"sensor = {SENSOR}")
-    times = {"a": [], "b1": [], "b2": [], "c": []}
+    times = {"a1": [], "a": [], "b1": [], "b2": [], "c": []}
     order = ["a", "b1", "b2", "c"]
     for n in range(ROUNDS):
         k = order[n % 4:] + order[:n % 4]
-        script = "".join(a_sql.format("+" if n % 2 == 0 else "-") if x == "a" else
+        # (a) twice in a row, +1 then -1: the first in its session (the trigger's
+        # PL/pgSQL compiled, its statements planned), then the second
+        script = "".join(a_sql.format("+") + a_sql.format("-") if x == "a" else
                          {"b1": b1_sql, "b2": b2_sql, "c": c_sql}[x] for x in k)
-        for x, t in zip(k, timed(script)):
-            times[x].append(t)
+        got = iter(timed(script))
+        for x in k:
+            if x == "a":
+                times["a1"].append(next(got))
+            times[x].append(next(got))
     after = fingerprint("daily", others)
     mine_after = fingerprint("daily", f"sensor = {SENSOR}")
-    a, b1, b2, c = (statistics.median(times[x]) for x in ("a", "b1", "b2", "c"))
+    a, a1, b1, b2, c = (statistics.median(times[x]) for x in ("a", "a1", "b1", "b2", "c"))
     print(f"(a)  the correction (UPDATE of one reading)        {spread(times['a'])}")
+    print(f"     the same, the first in its session            {spread(times['a1'])}")
     print(f"(b1) segment_agg over every sensor                 {spread(times['b1'])}")
     print(f"(b2) pipeline_agg grouped by sensor                {spread(times['b2'])}")
     print(f"(c)  pipeline_agg of sensor {SENSOR} from its checkpoint  {spread(times['c'])}")
-    print(f"(a) / (b1) = {a / b1 * 100:.3f} %, (a) / (b2) = {a / b2 * 100:.3f} %, (a) / the set-up's full run = "
-          f"{a / (setup * 1000) * 100:.3f} %   (target: at most 1 %)")
-    print(f"(a) / (c) = {a / c:.2f}      (target: at most 1.5)")
+    for label, x in (("(a)", a), ("(a), first in its session,", a1)):
+        print(f"{label} / (b1) = {x / b1 * 100:.3f} %, / (b2) = {x / b2 * 100:.3f} %, / the set-up's full run = "
+              f"{x / (setup * 1000) * 100:.3f} %   (target: at most 1 %); / (c) = {x / c:.2f}   (target: at most 1.5)")
     kept = before == after
     print(f"other sensors' state, result and checkpoint rows keep their xmin and ctid: {'yes' if kept else 'NO'} "
           f"(rows: state {before[0].split()[0]}, results {before[1].split()[0]}, checkpoints {before[2].split()[0]}"
