@@ -296,7 +296,7 @@ BEGIN
 	prune_sql := CASE WHEN horizon IS NULL THEN '' ELSE format($q$
 	DELETE FROM %1$s AS c
 	USING %2$s AS s
-	WHERE s.%3$I %4$s c.%3$I AND s.%3$I %4$s ANY (parts)
+	WHERE s.%3$I %4$s c.%3$I AND s.%3$I %4$s ANY (touched)
 	  AND c.ts < (SELECT max(c2.ts) FROM %1$s AS c2
 	              WHERE c2.%3$I %4$s s.%3$I AND c2.ts < %5$I.pipeline_progress(s.state) - %6$L::pg_catalog.interval);$q$,
 	               q_ckpt, q_state, partition_by, eq_op, ext, horizon) END;
@@ -369,7 +369,7 @@ END$q$,
 	RETURNS void LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET jit = off
-	AS %L$q$, q_correct, part_typ, 'DECLARE bad record;' || correct_body);
+	AS %L$q$, q_correct, part_typ, format('DECLARE bad record; touched %s[] := parts;', part_typ) || correct_body);
 	EXECUTE format('COMMENT ON FUNCTION %s(%s[], pg_catalog.timestamptz[], pg_catalog.oid[]) IS %L', q_correct, part_typ,
 	               format('segpipe: runs sensors of %s again from their last checkpoint before a change', q_results));
 	-- <results>_correct(rel, leave_out): the same for the sensors of the rows
@@ -408,26 +408,38 @@ BEGIN
 		INSERT INTO %1$s AS s (%2$I)
 		SELECT DISTINCT segpipe_new.%2$I FROM segpipe_new ORDER BY 1
 		ON CONFLICT (%2$I) DO UPDATE SET state = s.state WHERE false;
-%3$s
+		-- one statement: the sensors whose new readings all come after their
+		-- progress run on from their states; the others are listed, and
+		-- corrected below
 		WITH x AS (
 			SELECT segpipe_new.%2$I AS part, segpipe_new.%4$I::pg_catalog.timestamptz AS ts,
 			       segpipe_new.%5$I::%6$s AS v, (
 %7$s
 ) AS k
-			FROM segpipe_new AS segpipe_new
-			WHERE NOT coalesce(segpipe_new.%2$I %8$s ANY (parts), false)),
+			FROM segpipe_new AS segpipe_new),
+		g AS (
+			SELECT s.%2$I AS part, s.state, m.t, %3$s AS late
+			FROM (SELECT x.part, pg_catalog.min(x.ts) AS t FROM x GROUP BY 1) AS m
+			JOIN %1$s AS s ON s.%2$I %8$s m.part),
 		run AS (
-			SELECT s.%2$I AS part, %9$s AS r
-			FROM x JOIN %1$s AS s ON s.%2$I %8$s x.part
-			GROUP BY s.%2$I),
+			SELECT g.part, %9$s AS r
+			FROM g JOIN x ON x.part %8$s g.part
+			WHERE g.late IS NOT TRUE
+			GROUP BY g.part),
 		saved AS (
 			UPDATE %1$s AS s SET state = run.r[1] FROM run WHERE s.%2$I %8$s run.part),
 		ck AS (
 			INSERT INTO %10$s (%2$I, ts, state)
-			SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s))
-		INSERT INTO %12$s (%2$I, ts, key, port, value)
-		SELECT run.part, e.ts, e.key::%13$s, e.port, e.value FROM run, %11$I.emissions(run.r[1]) AS e;
-		parts := ARRAY(SELECT DISTINCT segpipe_new.%2$I FROM segpipe_new);
+			SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)),
+		emitted AS (
+			INSERT INTO %12$s (%2$I, ts, key, port, value)
+			SELECT run.part, e.ts, e.key::%13$s, e.port, e.value FROM run, %11$I.emissions(run.r[1]) AS e)
+		SELECT pg_catalog.array_agg(g.part) FILTER (WHERE g.late), pg_catalog.array_agg(g.t) FILTER (WHERE g.late),
+		       pg_catalog.array_agg(g.part)
+		INTO parts, since, touched FROM g;
+		IF parts IS NOT NULL THEN
+			PERFORM %15$s(parts, since, '{}');
+		END IF;
 %14$s
 	ELSIF TG_OP = 'UPDATE' THEN
 		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
@@ -469,22 +481,14 @@ BEGIN
 	RETURN NULL;
 END$q$,
 		q_state, partition_by,
-		CASE WHEN late = 'correct' THEN format($q$
-		-- sensors with a new reading at or before their progress: corrected
-		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
-		FROM (SELECT segpipe_new.%1$I AS p, pg_catalog.min(segpipe_new.%2$I) AS t FROM segpipe_new GROUP BY 1) AS c
-		JOIN %3$s AS s ON s.%1$I %4$s c.p
-		WHERE c.t <= %5$I.pipeline_progress(s.state);
-		IF parts IS NOT NULL THEN
-			PERFORM %6$s(parts, since, '{}');
-		END IF;$q$, partition_by, ts, q_state, eq_op, ext, q_correct) ELSE '' END,
-		ts, value, v_type, key, eq_op, format(run_cols, 's.state'), q_ckpt, ext, q_results, key_type,
+		CASE WHEN late = 'correct' THEN format('m.t <= %I.pipeline_progress(s.state)', ext) ELSE 'false' END,
+		ts, value, v_type, key, eq_op, format(run_cols, 'g.state'), q_ckpt, ext, q_results, key_type,
 		prune_sql, q_correct);
 	EXECUTE format($q$CREATE FUNCTION %I.%I() RETURNS trigger LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
 	SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET jit = off
 	AS %L$q$, nsp, fn_t,
-	               format('DECLARE parts %s[]; since pg_catalog.timestamptz[]; excluded pg_catalog.oid[]; mark text; done text;', part_typ)
+	               format('DECLARE parts %1$s[]; touched %1$s[]; since pg_catalog.timestamptz[]; mark text; done text;', part_typ)
 	               || trigger_body);
 	-- the comment marks it as segpipe's, of this version: the partition
 	-- event trigger and segpipe_unmaintain() look for it

@@ -300,3 +300,17 @@ sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
 	return sp_state_read_len(view->state, view->state_len, cfg, run_cxt,
 							 ERRCODE_INVALID_BINARY_REPRESENTATION, keep_emissions);
 }
+
+bool
+sp_view_read_header(const SpValueView *view, SpState *st)
+{
+	if (view->state == NULL)
+	{
+		memset(st, 0, sizeof(SpState));
+		return false;
+	}
+	check_no_nul(view->state, view->state_len, "state");
+	sp_state_read_header(view->state, view->state_len,
+						 ERRCODE_INVALID_BINARY_REPRESENTATION, st);
+	return true;
+}

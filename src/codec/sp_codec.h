@@ -75,6 +75,12 @@ extern SpState *sp_view_read_state(const SpValueView *view, const SpConfig *cfg,
 								   MemoryContext run_cxt, bool keep_emissions);
 
 /*
+ * The header of view's state (sp_state_read_header): false, and *st empty,
+ * when it has none.  The configuration is not read.
+ */
+extern bool sp_view_read_header(const SpValueView *view, SpState *st);
+
+/*
  * Raise 22P03 "invalid binary representation of type pipeline" with detail:
  * for a stored value or a wire message that is malformed.
  */

@@ -625,12 +625,10 @@ check_state(SpScan *s, const SpState *st)
 	}
 }
 
-static SpState *
-read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emissions)
+/* The members before the run: key type, key, progress and counters. */
+static void
+read_header(SpScan *s, SpState *st)
 {
-	SpState    *st = palloc0(sizeof(SpState));
-
-	st->run = sp_run_create(cfg, run_cxt);
 	sp_scan_expect(s, '{');
 	sp_scan_member(s, "key_type");
 	st->key_type = sp_scan_string(s);
@@ -640,7 +638,6 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emis
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "key");
 	st->key = sp_scan_null(s) ? NULL : sp_scan_string(s);
-	st->run->has_key = (st->key != NULL);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "progress");
 	st->has_progress = !sp_scan_null(s);
@@ -649,6 +646,16 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emis
 	st->rows = read_count(s, "rows");
 	st->discarded = read_count(s, "discarded");
 	st->late = read_count(s, "late");
+}
+
+static SpState *
+read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emissions)
+{
+	SpState    *st = palloc0(sizeof(SpState));
+
+	st->run = sp_run_create(cfg, run_cxt);
+	read_header(s, st);
+	st->run->has_key = (st->key != NULL);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "buffer");
 	read_buffer(s, st->run);
@@ -708,4 +715,24 @@ sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
 	}
 	PG_END_TRY();
 	return st;
+}
+
+void
+sp_state_read_header(const char *text, size_t len, int code, SpState *st)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	memset(st, 0, sizeof(SpState));
+	PG_TRY();
+	{
+		SpScan		s;
+
+		sp_scan_init_len(&s, text, len, code);
+		read_header(&s, st);
+	}
+	PG_CATCH();
+	{
+		rethrow_as(cxt, code);
+	}
+	PG_END_TRY();
 }

@@ -68,6 +68,14 @@ extern SpState *sp_state_read(const char *text, const SpConfig *cfg,
 extern SpState *sp_state_read_len(const char *text, size_t len, const SpConfig *cfg,
 								  MemoryContext run_cxt, int code, bool keep_emissions);
 
+/*
+ * Only the members that come before the run (key type, key, progress and
+ * the counters), read from len bytes of a state's text without its
+ * configuration: what the accessors need, at the cost of a few members.
+ * st->run and the emissions are left empty.
+ */
+extern void sp_state_read_header(const char *text, size_t len, int code, SpState *st);
+
 /* A timestamp as the state writes it: ISO, UTC. */
 extern void sp_state_write_ts(StringInfo buf, TimestampTz ts);
 

@@ -150,26 +150,39 @@ pipeline_flush(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(sp_value_build(cfg, st));
 }
 
+/*
+ * The state's header only (sp_view_read_header): the key, the progress and
+ * the counters come before the run, and reading them needs neither the
+ * configuration nor the operators.  Stored values were checked whole when
+ * they were read in or built.
+ */
+static bool
+open_header(Datum d, SpState *st)
+{
+	SpValueView view;
+
+	(void) sp_value_open(d, &view);
+	return sp_view_read_header(&view, st);
+}
+
 Datum
 pipeline_key(PG_FUNCTION_ARGS)
 {
-	SpConfig   *cfg;
-	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+	SpState		st;
 
-	if (st == NULL || st->key == NULL)
+	if (!open_header(PG_GETARG_DATUM(0), &st) || st.key == NULL)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text(st->key));
+	PG_RETURN_TEXT_P(cstring_to_text(st.key));
 }
 
 Datum
 pipeline_progress(PG_FUNCTION_ARGS)
 {
-	SpConfig   *cfg;
-	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg);
+	SpState		st;
 
-	if (st == NULL || !st->has_progress)
+	if (!open_header(PG_GETARG_DATUM(0), &st) || !st.has_progress)
 		PG_RETURN_NULL();
-	PG_RETURN_TIMESTAMPTZ(st->progress);
+	PG_RETURN_TIMESTAMPTZ(st.progress);
 }
 
 /* Counters: 0 for a pipeline that has processed nothing. */
@@ -177,10 +190,10 @@ pipeline_progress(PG_FUNCTION_ARGS)
 Datum \
 fn(PG_FUNCTION_ARGS) \
 { \
-	SpConfig   *cfg; \
-	SpState    *st = open_state(PG_GETARG_DATUM(0), &cfg); \
+	SpState		st; \
 \
-	PG_RETURN_INT64(st ? st->field : 0); \
+	(void) open_header(PG_GETARG_DATUM(0), &st); \
+	PG_RETURN_INT64(st.field); \
 }
 
 COUNTER(pipeline_rows, rows)

@@ -61,9 +61,10 @@ def timed(path, sync):
 
 
 def fresh(maintained):
-    psql("DROP TABLE IF EXISTS readings CASCADE; DROP TABLE IF EXISTS daily, daily_state CASCADE;"
+    psql("DROP TABLE IF EXISTS readings CASCADE; DROP TABLE IF EXISTS daily, daily_state, daily_checkpoint CASCADE;"
          "CREATE TABLE readings (id bigserial PRIMARY KEY, sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8);"
-         "DROP FUNCTION IF EXISTS daily_maintain();")
+         "DROP FUNCTION IF EXISTS daily_maintain(); DROP FUNCTION IF EXISTS daily_correct(int[], timestamptz[], oid[]);"
+         "DROP FUNCTION IF EXISTS daily_correct(regclass, boolean);")
     if maintained:
         psql(f"SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', 'ts::date', '{SPEC}', 'daily')")
     psql("CHECKPOINT; VACUUM ANALYZE")
