@@ -758,8 +758,12 @@ def policies(c):
     last = h0 + 59 * 600       # the sensors' progress after set-up
     far = lit(last - 5 * H)    # a reading 5 hours back
 
-    def table(conn, t):
-        conn.execute(f"CREATE TABLE {t} (sensor int NOT NULL, ts timestamptz NOT NULL, v float8 NOT NULL)")
+    def table(conn, t, partitioned=False):
+        conn.execute(f"CREATE TABLE {t} (sensor int NOT NULL, ts timestamptz NOT NULL, v float8 NOT NULL)"
+                     + (" PARTITION BY RANGE (ts)" if partitioned else ""))
+        if partitioned:  # a day and the rest
+            conn.execute(f"CREATE TABLE {t}_1 PARTITION OF {t} FOR VALUES FROM (MINVALUE) TO ({lit(h0 + 24 * H)})")
+            conn.execute(f"CREATE TABLE {t}_2 PARTITION OF {t} FOR VALUES FROM ({lit(h0 + 24 * H)}) TO (MAXVALUE)")
         conn.execute(f"INSERT INTO {t} SELECT s, {lit(h0)} + i * interval '10 minutes', (i * 7 + s) % 11 "
                      "FROM generate_series(1, 2) AS s, generate_series(0, 59) AS i")
 
@@ -809,8 +813,8 @@ def policies(c):
 
     def truncate(conn):
         # TRUNCATE of the whole table clears states, checkpoints and results; readings may then start again
-        # (two results tables on the readings: each is cleared)
-        table(conn, "tr")
+        # (partitioned readings with two results tables: each is cleared)
+        table(conn, "tr", True)
         both = [Maintained("tr_daily", "v", "ts::date", "date", SPEC_MA, False),
                 Maintained("tr_hourly", "v", HOURLY, "timestamptz", SPEC_MA, False)]
         for tr in both:
