@@ -27,11 +27,13 @@ OBJS = \
 	src/engine/sp_engine.o \
 	src/engine/sp_ring.o \
 	src/engine/sp_registry.o \
+	src/engine/sp_time.o \
 	src/engine/ops_trackers.o \
 	src/engine/ops_window.o \
 	src/engine/ops_compare.o \
 	src/engine/ops_arith.o \
 	src/engine/ops_dsp.o \
+	src/engine/ops_time.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
@@ -49,9 +51,10 @@ OBJS = \
 	src/server/pipeline_agg_row.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
+	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile time
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

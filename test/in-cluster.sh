@@ -97,6 +97,7 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"the picture (docs/segments.svg is what docs/segments.py draws):python3 docs/segments.py --check" \
 	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \
+	"windows of time against pandas (1000 irregular series; exact sums):/usr/bin/python3 test/integration/time_windows.py" \
 	"input fuzzing:python3 test/fuzz/fuzz.py" \
 	"hostile roles through pg_dump and pg_restore:python3 test/integration/hostile_dump.py" \
 	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \

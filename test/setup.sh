@@ -42,6 +42,8 @@ if [ $tests = 1 ]; then
 	# the client snippets (test/clients/clients.sh): psycopg 3 with the
 	# system's python3, node and npm for node-postgres
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
+	# the duration windows' oracle (test/integration/time_windows.py)
+	/usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
 	command -v node >/dev/null || need+=(nodejs)
 	command -v npm >/dev/null || need+=(npm)
 	# static analysis (test/in-cluster.sh)

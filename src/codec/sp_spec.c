@@ -23,6 +23,7 @@
 #include "sp_json.h"
 #include "sp_spec.h"
 #include "sp_sort.h"
+#include "sp_time.h"
 
 #define spec_error(...) \
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__))
@@ -484,6 +485,24 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 				}
 				op->params.vec[sp_param_vec_slot(d)] = v;
 				op->params.nvec[sp_param_vec_slot(d)] = n;
+				break;
+			}
+		case SP_PARAM_INTERVAL:
+			{
+				const char *msg;
+				int64		us;
+
+				if (kind != SPJ_STRING)
+					spec_error(errmsg("\"%s\" must be a duration in a string, not %s",
+									  d->name, sp_json_kind_name(kind)),
+							   errhint("For example \"5 minutes\" or \"00:05:00\"."));
+				msg = sp_duration_parse(sp_json_string(r->doc, j), &us);
+				if (msg != NULL)
+					spec_error(errmsg("invalid duration for \"%s\": \"%s\"", d->name,
+									  sp_json_shown(sp_json_string(r->doc, j))),
+							   errdetail("%s", msg),
+							   errhint("A duration is a positive interval without months or years, such as \"5 minutes\", \"1 day 02:00:00\" or \"00:00:00.5\"."));
+				memcpy(field, &us, sizeof(us));
 				break;
 			}
 		case SP_PARAM_CHOICE:

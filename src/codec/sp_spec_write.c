@@ -11,6 +11,7 @@
 #include "common/shortest_dec.h"
 #include "utils/json.h"
 #include "sp_spec.h"
+#include "sp_time.h"
 
 /*
  * Shortest text that reads back to the same float8.  Not float8out: what is
@@ -54,7 +55,10 @@ write_operator(StringInfo buf, const SpOperator *op)
 		const char *field = (const char *) &op->params + d->offset;
 		int32		ival;
 		double		fval;
+		int64		i64val;
 
+		if (d->shown != NULL && !d->shown(&op->params))
+			continue;
 		appendStringInfoString(buf, ", ");
 		escape_json(buf, d->name);
 		appendStringInfoString(buf, ": ");
@@ -81,6 +85,10 @@ write_operator(StringInfo buf, const SpOperator *op)
 			case SP_PARAM_CHOICE:
 				memcpy(&ival, field, sizeof(ival));
 				escape_json(buf, d->choices[ival]);
+				break;
+			case SP_PARAM_INTERVAL:
+				memcpy(&i64val, field, sizeof(i64val));
+				escape_json(buf, sp_duration_text(i64val));
 				break;
 		}
 	}

@@ -9,6 +9,7 @@
 
 #include "sp_operator.h"
 #include "sp_sum.h"
+#include "sp_time.h"
 
 /* Identity: the input, unchanged. */
 
@@ -74,12 +75,54 @@ const SpOpType sp_op_cumulative_sum = {
 	.check_state = sum_check,
 };
 
-/* CountNumber: 1, 2, 3, ... */
+/*
+ * CountNumber: 1, 2, 3, ...; with a window of time, the rows the window
+ * holds (ops_window.c says how such a window works).
+ */
+
+static const SpParamDef count_params[] = {
+	SP_PARAM_WINDOW_TIME,
+	SP_PARAM_MIN_ROWS,
+	SP_PARAM_END
+};
+
+static const char *
+count_check_params(SpParams *p)
+{
+	return sp_window_check(p, false);
+}
 
 static size_t
 count_state_size(const SpParams *p)
 {
-	return sizeof(int64);
+	return sp_window_in_time(p) ? sizeof(SpTimeSpan) : sizeof(int64);
+}
+
+static int
+count_rings(const SpParams *p, int64 *limits)
+{
+	if (!sp_window_in_time(p))
+		return 0;
+	limits[0] = SP_RING_SHARE;
+	return 1;
+}
+
+static bool
+count_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			  const double *in, double *out)
+{
+	SpTimeSpan *span = state;
+	SpRing	   *gaps = &rings[0];
+
+	sp_time_order("CountNumber", gaps->count, span->last, ts);
+	while (sp_span_expires(span, gaps, ts, p->window_us))
+		sp_span_pop(span, gaps);
+	if (!sp_span_push(span, gaps, ts))
+		sp_time_ring_full("CountNumber", p, gaps->limit);
+	if (gaps->count < p->min_rows)
+		return false;
+	*out = (double) gaps->count;
+	return true;
 }
 
 static bool
@@ -95,23 +138,37 @@ count_step(const SpParams *p, void *state, SpRing *rings, const double *in, doub
 static void
 count_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
+	if (sp_window_in_time(p))
+	{
+		sp_span_visit(state, v);
+		v->ring(v, "gaps", &rings[0]);
+		return;
+	}
 	v->i64(v, "count", (int64 *) state);
 }
 
 static const char *
 count_check(const SpParams *p, const void *state, const SpRing *rings)
 {
-	int64		n = *(const int64 *) state;
+	int64		n;
+
+	if (sp_window_in_time(p))
+		return sp_span_check(state, &rings[0], p->window_us);
+	n = *(const int64 *) state;
 
 	return (n < 0 || n > SP_MAX_COUNT) ? "count is out of range" : NULL;
 }
 
 const SpOpType sp_op_count_number = {
 	.name = "CountNumber",
-	.params = sp_no_params,
+	.params = count_params,
 	.nin = 1,
+	.check_params = count_check_params,
 	.state_size = count_state_size,
+	.rings = count_rings,
 	.step = count_step,
+	.timed = sp_window_in_time,
+	.step_at = count_step_at,
 	.visit = count_visit,
 	.check_state = count_check,
 };

@@ -36,6 +36,16 @@
  *	 window, so the pairs those versions wrote can lie arbitrarily far from
  *	 their ring (and did: so did their results).  They are read, and the run
  *	 continues from the exact sum of the ring.
+ *
+ * Windows of time ("window": a duration w instead of "window_size"): the
+ * window at a row with timestamp t holds the rows with timestamps in
+ * (t - w, t], the row itself included, so it is never empty; the operators
+ * emit on every row once it holds min_rows rows (1 unless given).  Beside
+ * the values, a ring keeps the gaps between the rows' timestamps
+ * (SpTimeSpan, sp_time.h); the rows that leave go first, then the row
+ * enters, and the sums, counts and deques are kept exactly as for a window
+ * of rows, over the rows held.  These rings are bounded by the state cap
+ * only, at run time (SP_RING_SHARE).
  */
 #include "postgres.h"
 
@@ -47,6 +57,7 @@
 
 #include "sp_operator.h"
 #include "sp_sum.h"
+#include "sp_time.h"
 
 /* Loops over a whole window check for interrupts this often. */
 #define INTERRUPT_STRIDE 65536
@@ -79,10 +90,52 @@ typedef struct StddevState
 	SpAcc		accsq;			/* exact sum of their squares, as pairs */
 } StddevState;
 
+/* Windows of time: the span after the operator's state of rows. */
+#define TW_VALUES 0
+#define TW_GAPS 1
+
+typedef struct TimedCore
+{
+	WindowCore	core;
+	SpTimeSpan	span;
+} TimedCore;
+
+typedef struct TimedStddev
+{
+	StddevState s;
+	SpTimeSpan	span;
+} TimedStddev;
+
+static inline bool
+in_time(const SpParams *p)
+{
+	return p->window_us != 0;
+}
+
+/* 'value' stands for the output unless min_rows can withhold it. */
+static bool
+window_lazy(const SpParams *p)
+{
+	return !in_time(p) || p->min_rows <= 1;
+}
+
+/* Rows of the window now: window_size, or what a window of time holds. */
+static inline int64
+window_n(const SpParams *p, const SpRing *rings)
+{
+	return in_time(p) ? rings[TW_VALUES].count : p->window_size;
+}
+
 static size_t
 core_state_size(const SpParams *p)
 {
-	return sizeof(WindowCore);
+	return in_time(p) ? sizeof(TimedCore) : sizeof(WindowCore);
+}
+
+static const char *
+window_check_params(SpParams *p)
+{
+	return sp_window_check(p, true);
 }
 
 /*
@@ -131,9 +184,32 @@ stored_sum_matches(SpSum stored, const SpAcc *exact, double mag)
 static int
 window_rings(const SpParams *p, int64 *limits)
 {
+	if (in_time(p))
+	{
+		limits[TW_VALUES] = limits[TW_GAPS] = SP_RING_SHARE;
+		return 2;
+	}
 	limits[0] = p->window_size;
 	return 1;
 }
+
+/*
+ * A row at ts enters a window of time: the rows that leave go first (each
+ * through leave()), then the row's gap; false when the ring is full.
+ */
+#define SPAN_ENTER(what, p, span, rings, ts, leave) \
+	do { \
+		SpRing	   *gaps_ = &(rings)[TW_GAPS]; \
+		\
+		sp_time_order((what), gaps_->count, (span)->last, (ts)); \
+		while (sp_span_expires((span), gaps_, (ts), (p)->window_us)) \
+		{ \
+			leave; \
+			sp_span_pop((span), gaps_); \
+		} \
+		if (!sp_span_push((span), gaps_, (ts))) \
+			sp_time_ring_full((what), (p), gaps_->limit); \
+	} while (0)
 
 /* Count a non-finite value in (sign = 1) or out (-1); false if x is finite. */
 static bool
@@ -200,6 +276,43 @@ core_sum(const WindowCore *c)
 	return sum;
 }
 
+/* MovingSum, MovingAverage in a window of time: push x at ts. */
+static bool
+core_push_at(const SpParams *p, TimedCore *s, SpRing *rings, int64 ts, double x,
+			 const char *what)
+{
+	WindowCore *c = &s->core;
+	SpRing	   *vals = &rings[TW_VALUES];
+
+	SPAN_ENTER(what, p, &s->span, rings, ts,
+			   {
+				   double old = sp_ring_pop_oldest(vals);
+
+				   if (!core_count_nonfinite(c, old, -1))
+					   sp_acc_add(&c->acc, -old);
+			   });
+	sp_ring_push(vals, x);
+	if (!core_count_nonfinite(c, x, 1))
+		sp_acc_add(&c->acc, x);
+	return vals->count >= p->min_rows;
+}
+
+/* A window of time's own fields and ring, after the values. */
+static void
+span_visit(SpTimeSpan *span, SpRing *gaps, SpStateVisitor *v)
+{
+	sp_span_visit(span, v);
+	v->ring(v, "gaps", gaps);
+}
+
+static const char *
+span_check(const SpParams *p, const SpTimeSpan *span, const SpRing *rings)
+{
+	if (rings[TW_GAPS].count != rings[TW_VALUES].count)
+		return "gaps and values do not agree";
+	return sp_span_check(span, &rings[TW_GAPS], p->window_us);
+}
+
 static void
 core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
@@ -218,6 +331,8 @@ core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	v->f64(v, "sum", &c->sum.hi);
 	v->f64(v, "sum_err", &c->sum.lo);
 	v->ring(v, "values", &rings[0]);
+	if (in_time(p))
+		span_visit(&((TimedCore *) state)->span, &rings[TW_GAPS], v);
 }
 
 /*
@@ -251,6 +366,8 @@ core_check(const SpParams *p, const void *state, const SpRing *rings)
 	/* only its form: see the top of the file */
 	if (!isfinite(c->sum.hi) || !sp_sum_is_normal(c->sum))
 		return "sum is not finite, or sum_err exceeds half of its last digit";
+	if (in_time(p))
+		return span_check(p, &((const TimedCore *) state)->span, rings);
 	return NULL;
 }
 
@@ -275,7 +392,9 @@ core_restore(const SpParams *p, void *state, const SpRing *rings)
 }
 
 static const SpParamDef window_params[] = {
-	SP_PARAM_WINDOW_SIZE(1),
+	SP_PARAM_WINDOW_ROWS(1),
+	SP_PARAM_WINDOW_TIME,
+	SP_PARAM_MIN_ROWS,
 	SP_PARAM_END
 };
 
@@ -293,14 +412,29 @@ moving_sum_value(const SpParams *p, const void *state, const SpRing *rings)
 	return core_sum(state);
 }
 
+static bool
+moving_sum_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+				   const double *in, double *out)
+{
+	if (!core_push_at(p, state, rings, ts, in[0], "MovingSum"))
+		return false;
+	if (!window_lazy(p))
+		*out = moving_sum_value(p, state, rings);
+	return true;
+}
+
 const SpOpType sp_op_moving_sum = {
 	.name = "MovingSum",
 	.params = window_params,
 	.nin = 1,
+	.check_params = window_check_params,
 	.state_size = core_state_size,
 	.rings = window_rings,
 	.step = moving_step,
+	.timed = sp_window_in_time,
+	.step_at = moving_sum_step_at,
 	.value = moving_sum_value,
+	.lazy = window_lazy,
 	.visit = core_visit,
 	.check_state = core_check,
 	.restore = core_restore,
@@ -312,20 +446,36 @@ static double
 moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const WindowCore *c = state;
+	int64		n = window_n(p, rings);
 
 	if (core_nonfinite(c))
-		return core_sum(c) / p->window_size;
-	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), p->window_size));
+		return core_sum(c) / n;
+	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), n));
+}
+
+static bool
+moving_average_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					   const double *in, double *out)
+{
+	if (!core_push_at(p, state, rings, ts, in[0], "MovingAverage"))
+		return false;
+	if (!window_lazy(p))
+		*out = moving_average_value(p, state, rings);
+	return true;
 }
 
 const SpOpType sp_op_moving_average = {
 	.name = "MovingAverage",
 	.params = window_params,
 	.nin = 1,
+	.check_params = window_check_params,
 	.state_size = core_state_size,
 	.rings = window_rings,
 	.step = moving_step,
+	.timed = sp_window_in_time,
+	.step_at = moving_average_step_at,
 	.value = moving_average_value,
+	.lazy = window_lazy,
 	.visit = core_visit,
 	.check_state = core_check,
 	.restore = core_restore,
@@ -384,7 +534,14 @@ stddev_account(StddevState *s, double x, int sign)
 static size_t
 stddev_state_size(const SpParams *p)
 {
-	return sizeof(StddevState);
+	return in_time(p) ? sizeof(TimedStddev) : sizeof(StddevState);
+}
+
+/* The scale is recounted after this many pushes at the latest. */
+static inline int64
+stddev_every(const SpParams *p, const SpRing *r)
+{
+	return in_time(p) ? Max(r->count, 1) : p->window_size;
 }
 
 static inline bool
@@ -442,31 +599,35 @@ stddev_recount(StddevState *s, const SpRing *r)
 }
 
 static const SpParamDef stddev_params[] = {
-	SP_PARAM_WINDOW_SIZE(1),
+	SP_PARAM_WINDOW_ROWS(1),
+	SP_PARAM_WINDOW_TIME,
+	SP_PARAM_MIN_ROWS,
 	SP_PARAM_END
 };
 
-static bool
-stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+/* The oldest value leaves. */
+static void
+stddev_pop(StddevState *s, SpRing *r)
 {
-	StddevState *s = state;
 	WindowCore *c = &s->core;
-	SpRing	   *r = &rings[0];
-	double		x = in[0];
+	double		old = sp_ring_pop_oldest(r);
+
+	if (finite_nonzero(old))
+	{
+		c->nz--;
+		if (near_top(c, old))
+			c->ntop--;
+	}
+	stddev_account(s, old, -1);
+}
+
+/* x enters (there is room). */
+static void
+stddev_push(const SpParams *p, StddevState *s, SpRing *r, double x)
+{
+	WindowCore *c = &s->core;
 	bool		recount = false;
 
-	if (sp_ring_full(r))
-	{
-		double		old = sp_ring_pop_oldest(r);
-
-		if (finite_nonzero(old))
-		{
-			c->nz--;
-			if (near_top(c, old))
-				c->ntop--;
-		}
-		stddev_account(s, old, -1);
-	}
 	sp_ring_push(r, x);
 	if (finite_nonzero(x))
 	{
@@ -484,11 +645,37 @@ stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 		if (near_top(c, x))
 			c->ntop++;
 	}
-	if (recount || (c->nz > 0 && c->ntop == 0) || ++c->fresh >= p->window_size)
+	if (recount || (c->nz > 0 && c->ntop == 0) || ++c->fresh >= stddev_every(p, r))
 		stddev_recount(s, r);
 	else
 		stddev_account(s, x, 1);
-	return sp_ring_full(r);
+}
+
+static bool
+stddev_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	if (sp_ring_full(&rings[0]))
+		stddev_pop(state, &rings[0]);
+	stddev_push(p, state, &rings[0], in[0]);
+	return sp_ring_full(&rings[0]);
+}
+
+static double stddev_value(const SpParams *p, const void *state, const SpRing *rings);
+
+static bool
+stddev_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			   const double *in, double *out)
+{
+	TimedStddev *t = state;
+
+	SPAN_ENTER("StandardDeviation", p, &t->span, rings, ts,
+			   stddev_pop(&t->s, &rings[TW_VALUES]));
+	stddev_push(p, &t->s, &rings[TW_VALUES], in[0]);
+	if (rings[TW_VALUES].count < p->min_rows)
+		return false;
+	if (!window_lazy(p))
+		*out = stddev_value(p, state, rings);
+	return true;
 }
 
 static double
@@ -496,7 +683,7 @@ stddev_value(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const StddevState *s = state;
 	const WindowCore *c = &s->core;
-	int64		n = p->window_size;
+	int64		n = window_n(p, rings);
 	SpSum		sum;
 	SpSum		sq;
 	double		var;
@@ -538,6 +725,8 @@ stddev_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	v->f64(v, "sumsq", &c->sumsq.hi);
 	v->f64(v, "sumsq_err", &c->sumsq.lo);
 	v->ring(v, "values", &rings[0]);
+	if (in_time(p))
+		span_visit(&((TimedStddev *) state)->span, &rings[TW_GAPS], v);
 }
 
 /*
@@ -574,7 +763,7 @@ stddev_check(const SpParams *p, const void *state, const SpRing *rings)
 	}
 	if (ntop != c->ntop || (c->nz > 0 && ntop == 0))
 		return "near_top does not match the window's values";
-	if (c->fresh < 0 || c->fresh >= p->window_size)
+	if (c->fresh < 0 || c->fresh >= stddev_every(p, &rings[0]))
 		return "fresh is out of range";
 	/* the exact sums at the stored scale, in fresh again */
 	memset(&fresh, 0, sizeof(fresh));
@@ -604,11 +793,13 @@ stddev_check(const SpParams *p, const void *state, const SpRing *rings)
 	 * and the rounding of at most 3 x window_size double-double steps, each
 	 * well below 2^-50 of them, stays within 2^-SUM_TOLERANCE_BITS.
 	 */
-	mag += 2.0 * p->window_size;
-	magsq += 4.0 * p->window_size;
+	mag += 2.0 * window_n(p, rings);
+	magsq += 4.0 * window_n(p, rings);
 	if (!stored_sum_matches(c->sum, &fresh.core.acc, mag) ||
 		!stored_sum_matches(c->sumsq, &fresh.accsq, magsq))
 		return "sums do not match the window's values";
+	if (in_time(p))
+		return span_check(p, &((const TimedStddev *) state)->span, rings);
 	return NULL;
 }
 
@@ -639,10 +830,14 @@ const SpOpType sp_op_standard_deviation = {
 	.name = "StandardDeviation",
 	.params = stddev_params,
 	.nin = 1,
+	.check_params = window_check_params,
 	.state_size = stddev_state_size,
 	.rings = window_rings,
 	.step = stddev_step,
+	.timed = sp_window_in_time,
+	.step_at = stddev_step_at,
 	.value = stddev_value,
+	.lazy = window_lazy,
 	.visit = stddev_visit,
 	.check_state = stddev_check,
 	.restore = stddev_restore,
@@ -733,7 +928,9 @@ static const char *const min_max_words[] = {"min", "max", NULL};
 #define MODE_MAX 1
 
 static const SpParamDef window_min_max_params[] = {
-	SP_PARAM_WINDOW_SIZE(1),
+	SP_PARAM_WINDOW_ROWS(1),
+	SP_PARAM_WINDOW_TIME,
+	SP_PARAM_MIN_ROWS,
 	{"mode", SP_PARAM_CHOICE, offsetof(SpParams, choice), true, 0, 0, 0, min_max_words},
 	SP_PARAM_END
 };
@@ -743,17 +940,62 @@ typedef struct ExtremeState
 	int64		t;				/* values seen since reset */
 } ExtremeState;
 
+/* WindowMinMax in a window of time: its gaps ring follows the deque's two. */
+#define MM_GAPS 2
+
+typedef struct TimedExtreme
+{
+	ExtremeState e;
+	SpTimeSpan	span;
+} TimedExtreme;
+
 static size_t
 extreme_state_size(const SpParams *p)
 {
 	return sizeof(ExtremeState);
 }
 
+static size_t
+window_min_max_state_size(const SpParams *p)
+{
+	return in_time(p) ? sizeof(TimedExtreme) : sizeof(ExtremeState);
+}
+
 static int
 window_min_max_rings(const SpParams *p, int64 *limits)
 {
+	if (in_time(p))
+	{
+		limits[DQ_VAL] = limits[DQ_IDX] = limits[MM_GAPS] = SP_RING_SHARE;
+		return 3;
+	}
 	limits[DQ_VAL] = limits[DQ_IDX] = p->window_size;
 	return 2;
+}
+
+/*
+ * The window holds the last gaps->count rows, so the deque is the one over
+ * windows of that many rows: its indexes count rows as in a window of rows.
+ */
+static bool
+window_min_max_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					   const double *in, double *out)
+{
+	TimedExtreme *s = state;
+	int64		next = sp_count_next(s->e.t, SP_MAX_POSITION, "WindowMinMax");
+	SpRing	   *gaps = &rings[MM_GAPS];
+
+	sp_time_order("WindowMinMax", gaps->count, s->span.last, ts);
+	while (sp_span_expires(&s->span, gaps, ts, p->window_us))
+		sp_span_pop(&s->span, gaps);
+	if (!sp_span_push(&s->span, gaps, ts))
+		sp_time_ring_full("WindowMinMax", p, gaps->limit);
+	deque_push(rings, gaps->count, in[0], s->e.t, p->choice == MODE_MAX);
+	s->e.t = next;
+	if (gaps->count < p->min_rows)
+		return false;
+	*out = sp_ring_get(&rings[DQ_VAL], 0);
+	return true;
 }
 
 static bool
@@ -777,25 +1019,44 @@ window_min_max_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisit
 
 	v->i64(v, "seen", &s->t);
 	deque_visit(rings, v);
+	if (in_time(p))
+	{
+		sp_span_visit(&((TimedExtreme *) state)->span, v);
+		v->ring(v, "gaps", &rings[MM_GAPS]);
+	}
 }
 
 static const char *
 window_min_max_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const ExtremeState *s = state;
+	const char *msg;
 
 	if (s->t < 0 || s->t > SP_MAX_POSITION)
 		return "seen is out of range";
-	return deque_check(rings, p->window_size, s->t, p->choice == MODE_MAX);
+	if (!in_time(p))
+		return deque_check(rings, p->window_size, s->t, p->choice == MODE_MAX);
+	if (rings[MM_GAPS].count > s->t)
+		return "gaps do not match the count seen";
+	if ((rings[MM_GAPS].count > 0) != (rings[DQ_VAL].count > 0))
+		return "deque does not match the window";
+	msg = deque_check(rings, rings[MM_GAPS].count, s->t, p->choice == MODE_MAX);
+	if (msg == NULL)
+		msg = sp_span_check(&((const TimedExtreme *) state)->span, &rings[MM_GAPS],
+							p->window_us);
+	return msg;
 }
 
 const SpOpType sp_op_window_min_max = {
 	.name = "WindowMinMax",
 	.params = window_min_max_params,
 	.nin = 1,
-	.state_size = extreme_state_size,
+	.check_params = window_check_params,
+	.state_size = window_min_max_state_size,
 	.rings = window_min_max_rings,
 	.step = window_min_max_step,
+	.timed = sp_window_in_time,
+	.step_at = window_min_max_step_at,
 	.visit = window_min_max_visit,
 	.check_state = window_min_max_check,
 };

@@ -21,12 +21,17 @@ sp_config_layout(SpConfig *cfg)
 	int64		total = 0;
 	Size		off = 0;
 	int			n_rings = 0;
+	int			n_shared = 0;
 
 	cfg->ring_limits = palloc(sizeof(int64) * SP_MAX_RINGS * Max(cfg->n_ops, 1));
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		SpOperator *op = &cfg->ops[i];
 
+		op->timed = op->type->timed != NULL && op->type->timed(&op->params);
+		op->lazy = op->type->value != NULL &&
+			(op->type->lazy == NULL || op->type->lazy(&op->params));
+		cfg->timed |= op->timed;
 		op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
@@ -36,12 +41,38 @@ sp_config_layout(SpConfig *cfg)
 		for (int r = 0; r < op->n_rings; r++)
 		{
 			cfg->ring_limits[n_rings++] = limits[r];
-			total += limits[r] * (int64) sizeof(double);
+			if (limits[r] == SP_RING_SHARE)
+				n_shared++;
+			else
+				total += limits[r] * (int64) sizeof(double);
 		}
 	}
 	cfg->state_size = off;
 	cfg->n_rings = n_rings;
 	cfg->max_state = total + (int64) off;
+
+	/*
+	 * Rings of duration windows hold what their span brings, known only at
+	 * run time: they share what the cap leaves, equally, and an operator
+	 * whose ring is full when a row must enter stops with 54000
+	 * (sp_time_ring_full).  Each gets room for one value at least, or the
+	 * spec is refused here as any other too large.
+	 */
+	if (n_shared > 0)
+	{
+		int64		share = (SP_MAX_STATE_BYTES - cfg->max_state) /
+			(n_shared * (int64) sizeof(double));
+
+		if (share >= 1)
+		{
+			for (int r = 0; r < n_rings; r++)
+				if (cfg->ring_limits[r] == SP_RING_SHARE)
+					cfg->ring_limits[r] = share;
+			cfg->max_state += share * n_shared * (int64) sizeof(double);
+		}
+		else
+			cfg->max_state += n_shared * (int64) sizeof(double);
+	}
 	if (cfg->max_state > SP_MAX_STATE_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -101,7 +132,7 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
 	/* the common case gets a path of its own (run_single) */
 	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1;
-	run->single_lazy = run->single && cfg->ops[0].type->value != NULL;
+	run->single_lazy = run->single && cfg->ops[0].lazy;
 	return run;
 }
 
@@ -180,11 +211,18 @@ forward(SpRun *run)
 				break;
 			}
 		}
-		run->have[i] = ready &&
-			op->type->step(&op->params, run->opstate + op->state_off,
-						   run->rings + op->first_ring, run->op_in, &run->val[i]);
+		if (!ready)
+			run->have[i] = false;
+		else if (op->timed)
+			run->have[i] = op->type->step_at(&op->params, run->opstate + op->state_off,
+											 run->rings + op->first_ring, run->ts,
+											 run->op_in, &run->val[i]);
+		else
+			run->have[i] = op->type->step(&op->params, run->opstate + op->state_off,
+										  run->rings + op->first_ring, run->op_in,
+										  &run->val[i]);
 		/* a lazy operator's output is computed now only if another needs it */
-		if (run->have[i] && op->type->value && op->feeds_ops)
+		if (run->have[i] && op->lazy && op->feeds_ops)
 			run->val[i] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
@@ -194,7 +232,7 @@ forward(SpRun *run)
 		if (run->have[i])
 		{
 			run->buffered[j] = true;
-			run->buffer_lazy[j] = cfg->ops[i].type->value && !cfg->ops[i].feeds_ops;
+			run->buffer_lazy[j] = cfg->ops[i].lazy && !cfg->ops[i].feeds_ops;
 			run->buffer[j] = run->val[i];
 		}
 	}
@@ -208,8 +246,14 @@ static inline void
 run_single(SpRun *run, double x)
 {
 	const SpOperator *op = &run->cfg->ops[0];
+	bool		have;
 
-	if (op->type->step(&op->params, run->opstate, run->rings, &x, &run->val[0]))
+	if (unlikely(op->timed))
+		have = op->type->step_at(&op->params, run->opstate, run->rings, run->ts,
+								 &x, &run->val[0]);
+	else
+		have = op->type->step(&op->params, run->opstate, run->rings, &x, &run->val[0]);
+	if (have)
 	{
 		run->buffered[0] = true;
 		run->buffer_lazy[0] = run->single_lazy;

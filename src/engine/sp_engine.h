@@ -37,6 +37,8 @@ typedef struct SpOperator
 	int			first_ring;		/* its rings are the run's rings[first_ring ..] */
 	int			n_rings;
 	bool		feeds_ops;		/* another operator consumes its output */
+	bool		timed;			/* steps with the row's timestamp (step_at) */
+	bool		lazy;			/* its output is computed by 'value' */
 } SpOperator;
 
 typedef struct SpConfig
@@ -61,6 +63,7 @@ typedef struct SpConfig
 	int			n_rings;
 	int64	   *ring_limits;	/* per ring: the most values it may hold */
 	int64		max_state;		/* bytes of state with every ring full */
+	bool		timed;			/* some operator needs the rows' timestamps */
 } SpConfig;
 
 /*
@@ -89,6 +92,9 @@ typedef struct SpRun
 	SpRing	   *rings;			/* cfg->n_rings */
 	bool		single;			/* one operator, one data port, one output */
 	bool		single_lazy;	/* ... whose output is computed when needed */
+	int64		ts;				/* the row's timestamp (TimestampTz), for
+								 * timed operators: set by the caller before
+								 * sp_run_row */
 	/* results of the last row: what it emitted */
 	int			n_emitted;
 	bool	   *emitted;

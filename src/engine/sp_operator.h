@@ -40,6 +40,9 @@ typedef enum SpPortType
  */
 #define SP_MAX_STATE_BYTES	(INT64CONST(64) * 1024 * 1024)
 
+/* A ring limit that asks for a share of the state cap (see SpOpType.rings). */
+#define SP_RING_SHARE		INT64CONST(-1)
+
 /* Rings per operator, at most. */
 #define SP_MAX_RINGS		4
 
@@ -81,6 +84,9 @@ sp_count_next(int64 n, int64 max, const char *what)
 typedef struct SpParams
 {
 	int32		window_size;
+	int32		min_rows;		/* duration windows: rows before output */
+	int64		window_us;		/* a duration in microseconds, 0 if none */
+	int64		unit_us;		/* Integral, DurationTrue: the unit of time */
 	int32		num_ports;
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
 	double		value;
@@ -94,7 +100,8 @@ typedef enum SpParamKind
 	SP_PARAM_INT,				/* integral number in [min, max] */
 	SP_PARAM_FLOAT,				/* finite number */
 	SP_PARAM_VECTOR,			/* array of finite numbers, length in [min, max] */
-	SP_PARAM_CHOICE				/* one of the words in 'choices' */
+	SP_PARAM_CHOICE,			/* one of the words in 'choices' */
+	SP_PARAM_INTERVAL			/* a duration (sp_time.h), as int64 microseconds */
 } SpParamKind;
 
 typedef struct SpParamDef
@@ -107,6 +114,14 @@ typedef struct SpParamDef
 	double		min;			/* INT: value bounds; VECTOR: length bounds */
 	double		max;
 	const char *const *choices; /* CHOICE: NULL-terminated word list */
+
+	/*
+	 * Optional: whether the canonical text shows the parameter (NULL:
+	 * always).  For parameters of one mode of an operator (a window of rows
+	 * or of time), so that a configuration of the other mode reads as it
+	 * always has.
+	 */
+	bool		(*shown) (const struct SpParams *p);
 } SpParamDef;
 
 #define SP_PARAM_END {NULL}
@@ -171,7 +186,10 @@ typedef struct SpOpType
 
 	/*
 	 * Rings the operator keeps: returns how many (at most SP_MAX_RINGS) and
-	 * sets each one's limit, the most values it may hold.  NULL: none.
+	 * sets each one's limit, the most values it may hold.  NULL: none.  A
+	 * limit of SP_RING_SHARE (a duration window, whose rows are not counted
+	 * in advance) asks for an equal share of what SP_MAX_STATE_BYTES leaves
+	 * once every other ring is full (sp_config_layout).
 	 */
 	int			(*rings) (const SpParams *p, int64 *limits);
 
@@ -183,6 +201,20 @@ typedef struct SpOpType
 						 const double *in, double *out);
 
 	/*
+	 * Optional: whether the operator, so configured, needs the row's
+	 * timestamp (NULL: never).  When it does, the engine calls step_at
+	 * instead of step, with the row's timestamp in microseconds
+	 * (TimestampTz); callers that have no timestamps (segment_agg without
+	 * its ts argument) refuse such a pipeline.  Rows reach an operator in
+	 * the order of their timestamps only where the caller says so: a timed
+	 * operator refuses a timestamp earlier than the last it saw
+	 * (sp_time_order).
+	 */
+	bool		(*timed) (const SpParams *p);
+	bool		(*step_at) (const SpParams *p, void *state, SpRing *rings,
+							int64 ts, const double *in, double *out);
+
+	/*
 	 * Optional: the output, computed from the state.  For operators that,
 	 * once they produce output, produce it on every later step until reset,
 	 * and whose output is a function of the state alone.  The engine then
@@ -191,6 +223,14 @@ typedef struct SpOpType
 	 * emitted.
 	 */
 	double		(*value) (const SpParams *p, const void *state, const SpRing *rings);
+
+	/*
+	 * Optional: whether 'value' may stand for step's output with these
+	 * parameters (NULL: whenever 'value' is set).  A duration window that
+	 * asks for min_rows can stop producing output after it started, so its
+	 * step computes the output itself.
+	 */
+	bool		(*lazy) (const SpParams *p);
 
 	/* Walk the state for the codecs; NULL when the operator is stateless. */
 	void		(*visit) (const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v);
@@ -256,7 +296,12 @@ typedef struct SpOpType
 	X(sp_op_subtraction) \
 	X(sp_op_multiplication) \
 	X(sp_op_division) \
-	X(sp_op_linear)
+	X(sp_op_linear) \
+	X(sp_op_time_weighted_average) \
+	X(sp_op_integral) \
+	X(sp_op_duration_true) \
+	X(sp_op_counter_increase) \
+	X(sp_op_counter_rate)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

@@ -316,6 +316,7 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 	}
 	as->has_progress = true;
 	as->progress = ts;
+	as->run->ts = ts;			/* for the operators that know time */
 	/* a boundary emits the closed segment: its key is kept with the emissions */
 	if (sp_run_row(as->run, values, sp_key_track(&as->ks, false, key)))
 		record_emissions(as, ts, sp_key_take_closed(&as->ks));

@@ -22,6 +22,7 @@
 #include "utils/array.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "windowapi.h"
 
 #include "sp_codec.h"
@@ -35,6 +36,8 @@
 PG_FUNCTION_INFO_V1(segment_agg_last);
 PG_FUNCTION_INFO_V1(segment_agg_scalar);
 PG_FUNCTION_INFO_V1(segment_agg_array);
+PG_FUNCTION_INFO_V1(segment_agg_ts_scalar);
+PG_FUNCTION_INFO_V1(segment_agg_ts_array);
 PG_FUNCTION_INFO_V1(segment_key_scalar);
 PG_FUNCTION_INFO_V1(segment_key_array);
 
@@ -47,6 +50,10 @@ PG_FUNCTION_INFO_V1(segment_key_array);
 #define FORM_SPEC		0x02	/* the pipeline comes from the spec argument */
 #define FORM_ARRAY		0x04	/* the value is a float8[] */
 #define FORM_OPTION		0x08	/* close_at_end is given */
+#define FORM_TS			0x10	/* the first argument is the row's timestamp */
+
+/* Argument a (ARG_VALUE, ...) of a call site: after ts in the FORM_TS forms. */
+#define ARG(form, a)	((a) + (((form) & FORM_TS) ? 1 : 0))
 
 /*
  * What a call site keeps for the query, under fn_mcxt.  A spec that
@@ -82,10 +89,10 @@ typedef struct PartitionState
  * the keys are.
  */
 static CallCache *
-call_cache(FunctionCallInfo fcinfo)
+call_cache(FunctionCallInfo fcinfo, int form)
 {
 	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
-	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY);
+	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, ARG(form, ARG_KEY));
 	CallCache  *cache;
 
 	cache = MemoryContextAllocZero(mcxt, sizeof(CallCache));
@@ -99,7 +106,7 @@ call_cache(FunctionCallInfo fcinfo)
 }
 
 static const SpConfig *
-config_for(CallCache *cache, WindowObject winobj, bool with_spec)
+config_for(CallCache *cache, WindowObject winobj, int form)
 {
 	MemoryContext old;
 	PipelineValue *pv;
@@ -107,7 +114,7 @@ config_for(CallCache *cache, WindowObject winobj, bool with_spec)
 	Datum		d;
 	bool		isnull;
 
-	if (!with_spec)
+	if (!(form & FORM_SPEC))
 	{
 		/* two-argument form: the inner pipeline is Identity */
 		if (cache->cfg == NULL)
@@ -119,7 +126,7 @@ config_for(CallCache *cache, WindowObject winobj, bool with_spec)
 		return cache->cfg;
 	}
 
-	d = WinGetFuncArgCurrent(winobj, ARG_SPEC, &isnull);
+	d = WinGetFuncArgCurrent(winobj, ARG(form, ARG_SPEC), &isnull);
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -169,10 +176,16 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 
 	if (form & FORM_RUN)
 	{
-		const SpConfig *cfg = config_for(cache, winobj, (form & FORM_SPEC) != 0);
+		const SpConfig *cfg = config_for(cache, winobj, form);
 
 		if (!(form & FORM_ARRAY))
 			sp_check_scalar_form(cfg);
+		if (cfg->timed && !(form & FORM_TS))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("pipeline \"%s\" needs the rows' timestamps", cfg->id),
+					 errdetail("An operator of it works with durations or time."),
+					 errhint("Pass the timestamp first: segment_agg(ts, value, key, spec).")));
 		if (cache->state_run != NULL)
 		{
 			/* the spec's state: a copy, since the partition changes it */
@@ -212,7 +225,7 @@ row_begin(FunctionCallInfo fcinfo, WindowObject winobj, int form)
 	PartitionState *ps = WinGetPartitionLocalMemory(winobj, sizeof(PartitionState));
 
 	if (unlikely(cache == NULL))
-		cache = call_cache(fcinfo);
+		cache = call_cache(fcinfo, form);
 	if (pos == 0)
 		partition_begin(fcinfo, winobj, cache, ps, form);
 	else if (unlikely(pos != ps->next_pos))
@@ -265,14 +278,29 @@ close_now(FunctionCallInfo fcinfo, WindowObject winobj, PartitionState *ps,
  */
 static inline bool
 agg_row(FunctionCallInfo fcinfo, WindowObject winobj, PartitionState *ps,
-		const double *values)
+		const double *values, int form)
 {
 	SpRun	   *run = ps->run;
 	bool		knull;
-	Datum		k = WinGetFuncArgCurrent(winobj, ARG_KEY, &knull);
+	Datum		k;
 	bool		had_key = ps->keys.has_key;
-	SpKeyEvent	ev = sp_key_track(&ps->keys, knull, k);
-	bool		emitted = sp_run_row(run, values, ev);
+	SpKeyEvent	ev;
+	bool		emitted;
+
+	if (form & FORM_TS)
+	{
+		bool		tnull;
+		Datum		t = WinGetFuncArgCurrent(winobj, 0, &tnull);
+
+		if (tnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("row timestamp must not be null")));
+		run->ts = DatumGetTimestampTz(t);
+	}
+	k = WinGetFuncArgCurrent(winobj, ARG(form, ARG_KEY), &knull);
+	ev = sp_key_track(&ps->keys, knull, k);
+	emitted = sp_run_row(run, values, ev);
 
 	if (close_now(fcinfo, winobj, ps, ev == SP_KEY_NEW && had_key))
 	{
@@ -288,10 +316,10 @@ agg_scalar(FunctionCallInfo fcinfo, int form)
 	WindowObject winobj = PG_WINDOW_OBJECT();
 	PartitionState *ps = row_begin(fcinfo, winobj, form);
 	bool		vnull;
-	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+	Datum		v = WinGetFuncArgCurrent(winobj, ARG(form, ARG_VALUE), &vnull);
 	double		value = vnull ? 0.0 : DatumGetFloat8(v);
 
-	if (agg_row(fcinfo, winobj, ps, vnull ? NULL : &value) && ps->run->emitted[0])
+	if (agg_row(fcinfo, winobj, ps, vnull ? NULL : &value, form) && ps->run->emitted[0])
 		PG_RETURN_FLOAT8(ps->run->emit[0]);
 	PG_RETURN_NULL();
 }
@@ -311,17 +339,27 @@ segment_agg_scalar(PG_FUNCTION_ARGS)
 					  (PG_NARGS() > ARG_SPEC + 1 ? FORM_OPTION : 0));
 }
 
-/* segment_agg(value float8[], key anyelement, spec pipeline [, close_at_end boolean]) */
+/*
+ * segment_agg(ts timestamptz, value float8, key anyelement, spec pipeline
+ * [, close_at_end boolean]): the same, with the rows' timestamps for the
+ * operators that know time.
+ */
 Datum
-segment_agg_array(PG_FUNCTION_ARGS)
+segment_agg_ts_scalar(PG_FUNCTION_ARGS)
+{
+	return agg_scalar(fcinfo, FORM_RUN | FORM_SPEC | FORM_TS |
+					  (PG_NARGS() > ARG_SPEC + 2 ? FORM_OPTION : 0));
+}
+
+static Datum
+agg_array(FunctionCallInfo fcinfo, int form)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	PartitionState *ps = row_begin(fcinfo, winobj, FORM_RUN | FORM_SPEC | FORM_ARRAY |
-								   (PG_NARGS() > ARG_SPEC + 1 ? FORM_OPTION : 0));
+	PartitionState *ps = row_begin(fcinfo, winobj, form);
 	SpRun	   *run = ps->run;
 	const SpConfig *cfg = run->cfg;
 	bool		vnull;
-	Datum		v = WinGetFuncArgCurrent(winobj, ARG_VALUE, &vnull);
+	Datum		v = WinGetFuncArgCurrent(winobj, ARG(form, ARG_VALUE), &vnull);
 	bool		data_row;
 	Datum	   *elems;
 	bool	   *elem_nulls;
@@ -330,7 +368,7 @@ segment_agg_array(PG_FUNCTION_ARGS)
 
 	/* unpack straight into the engine's row buffer: no per-row allocation */
 	data_row = !vnull && sp_read_array_row(v, run->row_in, cfg);
-	if (!agg_row(fcinfo, winobj, ps, data_row ? run->row_in : NULL))
+	if (!agg_row(fcinfo, winobj, ps, data_row ? run->row_in : NULL, form))
 		PG_RETURN_NULL();
 
 	elems = palloc(sizeof(Datum) * cfg->n_out);
@@ -344,6 +382,22 @@ segment_agg_array(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, elem_nulls, 1, dims, lbs,
 											 FLOAT8OID, sizeof(double),
 											 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* segment_agg(value float8[], key anyelement, spec pipeline [, close_at_end boolean]) */
+Datum
+segment_agg_array(PG_FUNCTION_ARGS)
+{
+	return agg_array(fcinfo, FORM_RUN | FORM_SPEC | FORM_ARRAY |
+					 (PG_NARGS() > ARG_SPEC + 1 ? FORM_OPTION : 0));
+}
+
+/* segment_agg(ts timestamptz, value float8[], key anyelement, spec pipeline [, close_at_end boolean]) */
+Datum
+segment_agg_ts_array(PG_FUNCTION_ARGS)
+{
+	return agg_array(fcinfo, FORM_RUN | FORM_SPEC | FORM_ARRAY | FORM_TS |
+					 (PG_NARGS() > ARG_SPEC + 2 ? FORM_OPTION : 0));
 }
 
 /*

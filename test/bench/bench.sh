@@ -20,6 +20,8 @@
 #                  recomputing every sensor and that sensor from its checkpoint, and
 #                  in-order inserts maintained against plain (its own sizes: 100
 #                  sensors x 30 days of 1-minute readings, 7 rounds);
+#   bench_time.py  windows of time and the operators over time against the
+#                  executor's floor (readings every 10 seconds);
 #   bench_bounds.py  the time side of test/integration/bounds.py: partition
 #                  starts under windows of 1,000,000 against row_number(),
 #                  and how long long queries take to end after a 1 s
@@ -36,4 +38,4 @@ pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "wo
 		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
 		python3 "$0/test/bench/bench_shards.py" &&
 		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_corrections.py" &&
-		python3 "$0/test/bench/bench_bounds.py"' "$ROOT" "$@"
+		python3 "$0/test/bench/bench_bounds.py" && python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"

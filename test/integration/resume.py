@@ -48,6 +48,8 @@ def operator(rng):
         {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25][:rng.randint(1, 2)],
          "a_coeffs": [rng.choice([-0.5, 0.25, 0.125])]},
         {"type": "Scale", "value": 0.5},
+        dict(rng.choice([{"type": "WindowMinMax", "mode": "max"}, {"type": "MovingAverage"}, {"type": "MovingSum"}, {"type": "StandardDeviation"}, {"type": "CountNumber"}]), window="%d s" % w, min_rows=rng.randint(1, 2)),
+        {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"])}, {"type": "Integral", "unit": rng.choice(["1 s", "1 min"])}, {"type": rng.choice(["CounterIncrease", "CounterRate"])},
     ])
 
 

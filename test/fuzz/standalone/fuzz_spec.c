@@ -284,6 +284,8 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 
 		for (int i = 0; i < cfg->n_in; i++)
 			vals[i] = fuzz_pick(p[2 + i]);
+		/* time moves on by 0 to 31 seconds (for the operators that know it) */
+		run->ts += (int64) (flags >> 3) * 1000000;
 		emitted = sp_run_row(run, punct ? NULL : vals,
 							 knull ? SP_KEY_NULL : same ? SP_KEY_SAME : SP_KEY_NEW);
 		if (!knull)
