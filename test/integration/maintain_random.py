@@ -33,28 +33,34 @@ commits first may vary): INSERTs in order, late, and with the ts of a reading
 already there (ties, some with the same value), through the parent or naming
 a partition; UPDATE of v, of ts (rows may move to another partition), of
 sensor and of tag (a key column); DELETE (a range, a sensor's latest
-readings, now and then all of a sensor's readings); INSERT ... ON CONFLICT DO UPDATE; MERGE (update, of ts
-too, delete and insert in one statement); COPY into the parent or a partition;
-now and then two or three of them in one transaction, committed, rolled back,
-or with one rolled back to a savepoint.  Alone in
-their round: a partition created after set-up, a pre-filled table attached
-over a gap in the past (its rows count from the attach: late rows for 40
-sensors), TRUNCATE of one partition (twice), DETACH of the oldest partition
-(its rows stop counting), and, in the middle, an immediate stop
-(pg_ctl stop -m immediate, while a large late INSERT runs) and a restart,
-then the checks again.
+readings, now and then all of a sensor's readings); INSERT ... ON CONFLICT
+DO UPDATE; MERGE (update, of ts too, delete and insert in one statement);
+COPY into the parent or a partition; now and then two or three of them in
+one transaction, committed, rolled back, or with one rolled back to a
+savepoint.  Errors allowed: the readings' own primary key taken, a row with
+no partition for it; a deadlock only in a round with a transaction of
+several statements.  Alone in their round: a partition created after set-up,
+a pre-filled table attached over a gap in the past (its rows count from the
+attach: late rows for 40 sensors), TRUNCATE of one partition (twice), DETACH
+of the oldest partition (its rows stop counting), and, in the middle, an
+immediate stop (pg_ctl stop -m immediate) while a transaction that ran a
+large late INSERT waits to commit and a large UPDATE runs, a restart, and
+the checks again.
 
 Then, briefly, on small tables of their own: late => 'error' (a late INSERT
 fails with SQLSTATE 22000 and nothing of the statement stays, a tie at the
 latest ts is accepted), beyond_horizon => 'error' (a change earlier than the
 sensor's progress less the horizon fails with 22000, nothing stays; a change
 within it is corrected), beyond_horizon => 'replay', TRUNCATE of the whole
-table (states, checkpoints and results cleared), and set-up inside
-REPEATABLE READ (refused, 25000).
+partitioned table with two results tables on it (each one's states,
+checkpoints and results cleared), and set-up inside REPEATABLE READ
+(refused, 25000).
 
 Needs psycopg 3 (Debian's python3-psycopg, hence /usr/bin/python3) and the
 extension installed.
     test/integration/maintain_random.py [clients] [rounds]     defaults: 5, 210
+(SEGPIPE_SEED sets the seed; 1 client runs the statements one at a time, each
+checked alone, which tells which statement broke what.)
     test/integration/maintain_random.py --mock [--broken]
 --mock runs the same rounds and checks against a naive stand-in written in
 this file (every table recomputed from scratch after every statement), to
