@@ -716,7 +716,8 @@ def main():
               f"({time.monotonic() - started:.1f} s so far, {run.checking:.1f} s of it in the checks):")
         for kind, outs in sorted(run.outcomes.items()):
             print(f"    {kind}: " + ", ".join(f"{n} {o}" for o, n in sorted(outs.items())))
-        check(run.statements >= 1000 or ROUNDS < 210, f"only {run.statements} statements")
+        if not ARGS:  # the default run: at least 1,000 statements
+            check(run.statements >= 1000, f"only {run.statements} statements")
         run.close()
         if not MOCK:
             policies(c)
