@@ -106,6 +106,7 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"client snippets (psycopg 3, node-postgres):bash test/clients/clients.sh" \
 	"maintained on insert, concurrent inserters:python3 test/integration/maintain_concurrency.py" \
 	"maintained on insert, crash and recovery (a cluster of its own):python3 test/integration/maintain_crash.py" \
+	"maintained results with corrections, randomized (a cluster of its own):/usr/bin/python3 test/integration/maintain_random.py" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/integration/recipe.py" \
 	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/packaging/meta.py" \
 	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py"; do

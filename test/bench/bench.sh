@@ -16,6 +16,10 @@
 #   bench_maintain.py  insert throughput with segpipe_maintain() on, against
 #                  plain inserts into the same table, batches of 1, 100 and
 #                  10,000 rows (its own sizes: 20,000 rows a run, 3 rounds);
+#   bench_corrections.py  a correction 20 days back in a maintained table against
+#                  recomputing every sensor and that sensor from its checkpoint, and
+#                  in-order inserts maintained against plain (its own sizes: 100
+#                  sensors x 30 days of 1-minute readings, 7 rounds);
 #   bench_time.py  windows of time and the operators over time against the
 #                  executor's floor (readings every 10 seconds);
 #   bench_bounds.py  the time side of test/integration/bounds.py: partition
@@ -33,5 +37,5 @@ pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "wo
 	bash -c 'python3 "$0/test/bench/bench.py" "$@" && python3 "$0/test/bench/bench_keys.py" "$@" &&
 		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
 		python3 "$0/test/bench/bench_shards.py" &&
-		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_bounds.py" &&
-		python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"
+		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_corrections.py" &&
+		python3 "$0/test/bench/bench_bounds.py" && python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"
