@@ -516,6 +516,13 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 				memcpy(field, &us, sizeof(us));
 				break;
 			}
+		case SP_PARAM_BOOL:
+			if (kind != SPJ_BOOL)
+				spec_error(errmsg("\"%s\" must be true or false, not %s",
+								  d->name, sp_json_kind_name(kind)));
+			ival = sp_json_bool(r->doc, j) ? 1 : 0;
+			memcpy(field, &ival, sizeof(ival));
+			break;
 		case SP_PARAM_CHOICE:
 			for (ival = 0; kind == SPJ_STRING && d->choices[ival]; ival++)
 				if (sp_json_string_eq(r->doc, j, d->choices[ival]))
@@ -619,7 +626,7 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 			continue;
 		if (d->required)
 			spec_error(errmsg("parameter \"%s\" is required", d->name));
-		if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE)
+		if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE || d->kind == SP_PARAM_BOOL)
 		{
 			int32		v = (int32) d->dflt;
 

@@ -82,6 +82,10 @@ write_operator(StringInfo buf, const SpOperator *op)
 				}
 				appendStringInfoChar(buf, ']');
 				break;
+			case SP_PARAM_BOOL:
+				memcpy(&ival, field, sizeof(ival));
+				appendStringInfoString(buf, ival ? "true" : "false");
+				break;
 			case SP_PARAM_CHOICE:
 				memcpy(&ival, field, sizeof(ival));
 				escape_json(buf, d->choices[ival]);

@@ -89,6 +89,7 @@ typedef struct SpParams
 	int64		unit_us;		/* Integral, DurationTrue: the unit of time */
 	int32		num_ports;
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
+	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
 	int32		nvec[2];
@@ -101,7 +102,8 @@ typedef enum SpParamKind
 	SP_PARAM_FLOAT,				/* finite number */
 	SP_PARAM_VECTOR,			/* array of finite numbers, length in [min, max] */
 	SP_PARAM_CHOICE,			/* one of the words in 'choices' */
-	SP_PARAM_INTERVAL			/* a duration (sp_time.h), as int64 microseconds */
+	SP_PARAM_INTERVAL,			/* a duration (sp_time.h), as int64 microseconds */
+	SP_PARAM_BOOL				/* JSON true or false, as int32 1 or 0 */
 } SpParamKind;
 
 typedef struct SpParamDef
@@ -301,7 +303,30 @@ typedef struct SpOpType
 	X(sp_op_integral) \
 	X(sp_op_duration_true) \
 	X(sp_op_counter_increase) \
-	X(sp_op_counter_rate)
+	X(sp_op_counter_rate) \
+	X(sp_op_constant_number) \
+	X(sp_op_constant_boolean) \
+	X(sp_op_constant_number_to_boolean) \
+	X(sp_op_constant_boolean_to_number) \
+	X(sp_op_logical_and) \
+	X(sp_op_logical_or) \
+	X(sp_op_logical_xor) \
+	X(sp_op_logical_nand) \
+	X(sp_op_logical_nor) \
+	X(sp_op_logical_xnor) \
+	X(sp_op_logical_implication) \
+	X(sp_op_compare_sync_gt) \
+	X(sp_op_compare_sync_lt) \
+	X(sp_op_compare_sync_gte) \
+	X(sp_op_compare_sync_lte) \
+	X(sp_op_compare_sync_eq) \
+	X(sp_op_compare_sync_neq) \
+	X(sp_op_sync_greater_than) \
+	X(sp_op_sync_less_than) \
+	X(sp_op_sync_equal) \
+	X(sp_op_sync_not_equal) \
+	X(sp_op_moving_key_count) \
+	X(sp_op_resampler_constant)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

@@ -49,6 +49,10 @@ SEEDS = [
     '{"type": "MovingAverage", "window": "2 seconds", "min_rows": 2}',
     '{"type": "Pipeline", "operators": [{"type": "TimeWeightedAverage", "id": "t", "method": "locf"}, {"type": "CompareGT", "id": "c", "value": 0}, {"type": "DurationTrue", "id": "d", "unit": "1 min"}], "connections": [{"from": "t", "to": "c"}, {"from": "c", "to": "d"}], "entryOperator": "t", "outputMappings": {"d": {"o1": "o1"}}}',
     '{"type": "EqualTo", "value": 1, "epsilon": 0.5}',
+    '{"type": "MovingKeyCount", "window_size": 3}',
+    '{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, {"type": "Pipeline", "id": "p", "input_port_types": ["number"], "output_port_types": ["number"], "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 2}], "connections": [], "entryOperator": "ma", "outputMappings": {"ma": {"o1": "o1"}}}, {"type": "Output", "id": "out", "portTypes": ["number"]}], "connections": [{"from": "in", "to": "p", "fromPort": "o1", "toPort": "i1"}, {"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"}, {"from": "p", "to": "out", "fromPort": "o1", "toPort": "i1"}], "entryOperator": "in", "output": {"out": ["o1"]}}',
+    '{"type": "ResamplerConstant", "interval": "2 s", "t0": 1767225601, "snapFirst": 1}',
+    '{"type": "Pipeline", "input_port_types": ["boolean", "boolean"], "operators": [{"type": "LogicalXnor", "id": "x"}, {"type": "ConstantBooleanToNumber", "id": "c", "value": 3}], "connections": [{"from": "x", "to": "c"}], "entryOperator": "x", "outputMappings": {"c": {"o1": "o1"}}}',
     '{"type": "Pipeline", "operators": [{"type": "CompareGT", "id": "c", "value": 0}, '
     '{"type": "BooleanToNumber", "id": "b"}, {"type": "MaxTracker", "id": "m"}], '
     '"connections": [{"from": "c", "to": "b"}, {"from": "b", "to": "m"}], '

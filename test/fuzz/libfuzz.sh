@@ -55,7 +55,8 @@ OPS = [{"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
        {"type": "FiniteImpulseResponse", "coeff": [0.5, -0.25, 1]},
        {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25], "a_coeffs": [-0.5]},
        {"type": "Scale", "value": 0.5}, {"type": "StandardDeviation", "window": "2 s", "min_rows": 2},
-       {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"}]
+       {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"},
+       {"type": "MovingKeyCount", "window_size": 3}, {"type": "ResamplerConstant", "interval": "2 s"}]
 SPECS = [(json.dumps(o), 1) for o in OPS] + [
     (json.dumps({"type": "Division", "numPorts": 2}), 2),
     (json.dumps({"type": "Pipeline", "output_port_types": ["number", "number"], "late": "drop",
