@@ -39,6 +39,7 @@ OBJS = \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
 	src/codec/sp_spec_write.o \
+	src/codec/sp_spec_proto.o \
 	src/codec/sp_state.o \
 	src/codec/sp_codec.o \
 	src/server/sp_key.o \
@@ -55,7 +56,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile time program lang_ops
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

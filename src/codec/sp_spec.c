@@ -1627,6 +1627,12 @@ sp_spec_read(const char *text)
 
 	MemoryContextSwitchTo(work);
 	r.doc = sp_json_parse(text, "pipeline");
+	{
+		char	   *expanded = sp_spec_expand(r.doc);
+
+		if (expanded != NULL)
+			r.doc = sp_json_parse(expanded, "pipeline");
+	}
 	r.keep = keep;
 	if (sp_json_kind(&r.doc->nodes[0]) == SPJ_OBJECT && is_program(&r, &r.doc->nodes[0]))
 		cfg = read_program(&r, &r.doc->nodes[0]);
