@@ -13,9 +13,10 @@
  * is, so a spec with prototypes is stored as the spec it expands to
  * (docs/reference.md, "Prototypes").
  *
- * Expansion is bounded: at most SP_MAX_OPERATORS operators are
- * instantiated, a prototype may not contain itself, and the text written
- * may not exceed PROTO_MAX_TEXT (54000 beyond either).
+ * Expansion is bounded: at most 4 * SP_MAX_OPERATORS operators are
+ * instantiated (a spec then refuses more than SP_MAX_OPERATORS in one
+ * Pipeline), a prototype may not contain itself, and the text written may
+ * not exceed PROTO_MAX_TEXT (54000).
  */
 #include "postgres.h"
 
