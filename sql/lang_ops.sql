@@ -85,6 +85,28 @@ FROM (VALUES (1, '{5, 1, 2}'::float8[]), (2, '{5, 6, 2}'), (3, '{NaN, 1, 2}'), (
 SELECT once('{"type": "SyncEqual", "epsilon": 0.5}', '{1, 1.5}') AS at_epsilon,
        once('{"type": "SyncEqual", "epsilon": 0.5}', '{1, 1.25}') AS within;
 
+-- Multiplexer: numbers on i1 and i2, booleans on the control ports c1 and
+-- c2; the value of i_k when c_k alone is true, else nothing.
+SELECT c1, c2, once('{"type": "Multiplexer"}', ARRAY[10, 20, c1, c2]) AS chosen
+FROM (VALUES (1, 0), (0, 1), (1, 1), (0, 0)) AS t(c1, c2) ORDER BY c1, c2;
+-- In a mesh, its control ports are wired as "c1", "c2" (and written so):
+-- positive values doubled, the others made positive.  3 -> 6, -4 -> 4, 0 -> 0.
+CREATE TABLE mux AS SELECT '{"type": "Pipeline",
+  "operators": [{"type": "Identity", "id": "in"}, {"type": "CompareGT", "id": "pos", "value": 0},
+                {"type": "CompareLTE", "id": "neg", "value": 0}, {"type": "Scale", "id": "twice", "value": 2},
+                {"type": "Abs", "id": "abs"}, {"type": "Multiplexer", "id": "mux"}],
+  "connections": [{"from": "in", "to": "pos"}, {"from": "in", "to": "neg"}, {"from": "in", "to": "twice"},
+                  {"from": "in", "to": "abs"}, {"from": "twice", "to": "mux", "toPort": "i1"},
+                  {"from": "abs", "to": "mux", "toPort": "i2"}, {"from": "pos", "to": "mux", "toPort": "c1"},
+                  {"from": "neg", "to": "mux", "toPort": "c2"}],
+  "entryOperator": "in", "outputMappings": {"mux": {"o1": "o1"}}}'::text AS spec;
+SELECT spec::pipeline FROM mux;
+SELECT trace(spec::pipeline, '{3, -4, 0}') FROM mux;
+SELECT try_spec(replace(spec, '"from": "pos", "to": "mux", "toPort": "c1"', '"from": "abs", "to": "mux", "toPort": "c1"')) FROM mux;
+SELECT try_spec(replace(spec, '"toPort": "c2"', '"toPort": "c3"')) FROM mux;
+SELECT try_spec(regexp_replace(spec, ',\s*\{"from": "neg", "to": "mux", "toPort": "c2"\}', '')) FROM mux;
+SELECT try_spec(replace(spec, '"toPort": "c2"', '"toPort": "c1"')) FROM mux;
+
 -- MovingKeyCount over 3: how many of the last 3 values equal this one.
 -- 1 -> [1]: 1; 2 -> [1 2]: 1; 1 -> [1 2 1]: 2; 1 -> [2 1 1]: 2;
 -- 3 -> [1 1 3]: 1; NaN -> [1 3 NaN]: 1; NaN -> [3 NaN NaN]: 2;

@@ -429,6 +429,29 @@ parse_port(const char *s, char prefix, int limit)
 	return n - 1;
 }
 
+/* The type of an operator's input port (0-based, controls included). */
+static SpPortType
+op_in_type(const SpOperator *op, int port)
+{
+	return op->type->in_type_at ? op->type->in_type_at(&op->params, port) : op->type->in_type;
+}
+
+/* An operator's data ports: its ports but the controls. */
+static int
+op_ndata(const SpOperator *op)
+{
+	return op->nin - (op->type->nctl_from ? op->type->nctl_from(&op->params) : 0);
+}
+
+/* "i3", or "c1" for a control port */
+static char *
+op_port_name(const SpOperator *op, int port)
+{
+	int			nd = op_ndata(op);
+
+	return port < nd ? psprintf("i%d", port + 1) : psprintf("c%d", port - nd + 1);
+}
+
 /* ---- operators ---- */
 
 /* Where an error arises while one operator is read. */
@@ -760,17 +783,29 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
 							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
 					   errdetail("Every operator has one output port, \"o1\"."));
-		to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', to->nin) : 0;
+		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && op_ndata(to) < to->nin)
+		{
+			to_port = parse_port(sp_json_string(r->doc, tp), 'c', to->nin - op_ndata(to));
+			if (to_port >= 0)
+				to_port += op_ndata(to);
+		}
+		else
+			to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', op_ndata(to)) : 0;
+		if (to_port < 0 && op_ndata(to) < to->nin)
+			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
+							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+					   errdetail("Operator \"%s\" has data ports \"i1\" to \"i%d\" and control ports \"c1\" to \"c%d\".",
+								 to->id, op_ndata(to), to->nin - op_ndata(to)));
 		if (to_port < 0)
 			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
 							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
 					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
 										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
 										to->nin, to->id, to->nin, to->nin));
-		if (from->type->out_type != to->type->in_type)
+		if (from->type->out_type != op_in_type(to, to_port))
 			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
 							  sp_port_type_name(from->type->out_type), from->id,
-							  sp_port_type_name(to->type->in_type), to->id),
+							  sp_port_type_name(op_in_type(to, to_port)), to->id),
 					   from->type->out_type == SP_PORT_BOOLEAN ?
 					   errhint("Put a BooleanToNumber operator between them.") : 0);
 		feed = &cfg->feeds[to->first_feed + to_port];
@@ -778,8 +813,8 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		{
 			int			by = r->fed_by[to->first_feed + to_port];
 
-			spec_error(errmsg("input port \"i%d\" of operator \"%s\" is fed twice",
-							  to_port + 1, to->id),
+			spec_error(errmsg("input port \"%s\" of operator \"%s\" is fed twice",
+							  op_port_name(to, to_port), to->id),
 					   by < 0 ?
 					   errdetail("Pipeline input port %d feeds it, as \"%s\" is the entry operator.",
 								 feed->port + 1, to->id) :
@@ -1037,7 +1072,7 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 		cfg->n_in = entry_op->nin;
 		cfg->in_types = keep_alloc0(r, sizeof(SpPortType) * cfg->n_in);
 		for (int i = 0; i < cfg->n_in; i++)
-			cfg->in_types[i] = entry_op->type->in_type;
+			cfg->in_types[i] = op_in_type(entry_op, i);
 	}
 	if ((j = sp_json_get(r->doc, pipe, "output_port_types")) != NULL)
 		cfg->n_out = read_port_types(r, j, "output_port_types", &cfg->out_types);
@@ -1056,10 +1091,10 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 									entry_op->nin, entry_op->id, entry_op->nin, cfg->n_in));
 	for (int i = 0; i < cfg->n_in; i++)
 	{
-		if (cfg->in_types[i] != entry_op->type->in_type)
+		if (cfg->in_types[i] != op_in_type(entry_op, i))
 			spec_error(errmsg("pipeline input port %d is %s, but entry operator \"%s\" takes %s",
 							  i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
-							  sp_port_type_name(entry_op->type->in_type)));
+							  sp_port_type_name(op_in_type(entry_op, i))));
 		cfg->feeds[entry_op->first_feed + i].op = -1;
 		cfg->feeds[entry_op->first_feed + i].port = i;
 		r->fed_by[entry_op->first_feed + i] = -1;
@@ -1154,8 +1189,8 @@ read_spec(SpecReader *r, const SpJsonNode *doc)
 	for (int i = 0; i < cfg->n_ops; i++)
 		for (int p = 0; p < cfg->ops[i].nin; p++)
 			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"i%d\" of operator \"%s\" is not connected",
-								  p + 1, cfg->ops[i].id));
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  op_port_name(&cfg->ops[i], p), cfg->ops[i].id));
 	order_operators(r);
 
 	read_outputs(r, pipe);

@@ -126,8 +126,18 @@ sp_spec_write(StringInfo buf, const SpConfig *cfg)
 		escape_json(buf, cfg->ops[conn->from].id);
 		appendStringInfoString(buf, ", \"to\": ");
 		escape_json(buf, cfg->ops[conn->to].id);
-		appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
-						 conn->to_port + 1);
+		{
+			const SpOperator *to = &cfg->ops[conn->to];
+			int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
+
+			/* control ports after the data ports, as "c1", ... */
+			if (conn->to_port < nd)
+				appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
+								 conn->to_port + 1);
+			else
+				appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"c%d\"}",
+								 conn->to_port - nd + 1);
+		}
 	}
 	appendStringInfoString(buf, "], \"entryOperator\": ");
 	escape_json(buf, cfg->ops[cfg->entry].id);

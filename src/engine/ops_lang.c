@@ -479,3 +479,51 @@ const SpOpType sp_op_resampler_constant = {
 	.visit = resampler_visit,
 	.check_state = resampler_check,
 };
+
+/*
+ * ---- Multiplexer: numPorts number ports i1.., numPorts boolean control
+ * ports c1..; the value of port k when control k alone is true, else
+ * nothing ----
+ */
+
+static int32
+mux_nin(const SpParams *p)
+{
+	return 2 * p->num_ports;
+}
+
+static int32
+mux_nctl(const SpParams *p)
+{
+	return p->num_ports;
+}
+
+static SpPortType
+mux_in_type_at(const SpParams *p, int port)
+{
+	return port < p->num_ports ? SP_PORT_NUMBER : SP_PORT_BOOLEAN;
+}
+
+static bool
+mux_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	int			chosen = -1;
+
+	for (int k = 0; k < p->num_ports; k++)
+	{
+		if (in[p->num_ports + k] == 0.0)
+			continue;
+		if (chosen >= 0)
+			return false;
+		chosen = k;
+	}
+	if (chosen < 0)
+		return false;
+	*out = in[chosen];
+	return true;
+}
+
+const SpOpType sp_op_multiplexer = {
+	.name = "Multiplexer", .params = logic_params, .nin_from = mux_nin,
+	.nctl_from = mux_nctl, .in_type_at = mux_in_type_at, .step = mux_step,
+};

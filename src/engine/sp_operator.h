@@ -180,6 +180,14 @@ typedef struct SpOpType
 	SpPortType	out_type;		/* every operator has exactly one output */
 
 	/*
+	 * Optional: control ports, the last nctl_from() of the nin ports, named
+	 * "c1", "c2", ... in connections (the others "i1", ...); and the type of
+	 * each port when they differ (NULL: in_type for every port).
+	 */
+	int32		(*nctl_from) (const SpParams *p);
+	SpPortType	(*in_type_at) (const SpParams *p, int port);
+
+	/*
 	 * Cross-parameter checks, and derived defaults filled in; returns NULL
 	 * or a message naming the parameter.
 	 */
@@ -326,7 +334,8 @@ typedef struct SpOpType
 	X(sp_op_sync_equal) \
 	X(sp_op_sync_not_equal) \
 	X(sp_op_moving_key_count) \
-	X(sp_op_resampler_constant)
+	X(sp_op_resampler_constant) \
+	X(sp_op_multiplexer)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
