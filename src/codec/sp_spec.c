@@ -579,6 +579,34 @@ check_misspelt_type(SpecReader *r, const SpJsonNode *j)
 	}
 }
 
+static SpConfig *read_spec(SpecReader *r, const SpJsonNode *doc);
+
+/*
+ * A Pipeline among the operators: read as a spec of its own, with a reader
+ * of its own, and kept as the parameter of a sp_op_pipeline operator.
+ */
+static void
+read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
+{
+	SpecReader	saved = *r;
+	SpConfig   *sub;
+
+	sub = read_spec(r, j);
+	*r = saved;
+	/* the operator's id is the pipeline's */
+	if (!has_id)
+		sub->id = op->id;
+	if (sub->n_out != 1 || sub->out_types[0] != SP_PORT_NUMBER)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a nested Pipeline with other output ports than one number port is not supported"),
+				 errdetail("Pipeline \"%s\" has %d output ports.", op->id, sub->n_out),
+				 errhint("Nest one Pipeline per output, or put a BooleanToNumber before a boolean output.")));
+	op->type = &sp_op_pipeline;
+	op->params.sub = sub;
+	op->nin = sub->n_in + 1;
+}
+
 /*
  * One operator; single: the whole spec is this operator (the shorthand), so
  * "Pipeline" is a type it could have meant.
@@ -618,6 +646,12 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		check_misspelt_type(r, j);
 	typej = string_member(r, j, "type", true);
 	type = sp_json_string(r->doc, typej);
+	if (!single && strcmp(type, "Pipeline") == 0)
+	{
+		read_nested(r, op, j, idj != NULL);
+		error_context_stack = callback.previous;
+		return;
+	}
 	op->type = sp_find_op_type(type);
 	if (op->type == NULL)
 	{

@@ -46,6 +46,12 @@ write_port_types(StringInfo buf, const SpPortType *types, int n)
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
+	/* a nested Pipeline: its own canonical text, which names its id */
+	if (op->params.sub != NULL)
+	{
+		sp_spec_write(buf, op->params.sub);
+		return;
+	}
 	appendStringInfoString(buf, "{\"type\": ");
 	escape_json(buf, op->type->name);
 	appendStringInfoString(buf, ", \"id\": ");

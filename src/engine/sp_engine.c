@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "utils/float.h"
 #include "utils/memutils.h"
 
 #include "sp_engine.h"
@@ -17,13 +18,25 @@
 void
 sp_config_layout(SpConfig *cfg)
 {
-	int64		limits[SP_MAX_RINGS];
+	int64	   *limits;
 	int64		total = 0;
 	Size		off = 0;
 	int			n_rings = 0;
 	int			n_shared = 0;
+	int			most = SP_MAX_RINGS;
+	int			room = 0;
 
-	cfg->ring_limits = palloc(sizeof(int64) * SP_MAX_RINGS * Max(cfg->n_ops, 1));
+	/* a nested Pipeline has as many rings as its operators */
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpConfig *sub = cfg->ops[i].params.sub;
+		int			n = sub ? sub->n_rings : SP_MAX_RINGS;
+
+		most = Max(most, n);
+		room += n;
+	}
+	limits = palloc(sizeof(int64) * most);
+	cfg->ring_limits = palloc(sizeof(int64) * Max(room, 1));
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		SpOperator *op = &cfg->ops[i];
@@ -36,7 +49,7 @@ sp_config_layout(SpConfig *cfg)
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
 		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
-		Assert(op->n_rings <= SP_MAX_RINGS);
+		Assert(op->n_rings <= most);
 		op->first_ring = n_rings;
 		for (int r = 0; r < op->n_rings; r++)
 		{
@@ -50,6 +63,8 @@ sp_config_layout(SpConfig *cfg)
 	cfg->state_size = off;
 	cfg->n_rings = n_rings;
 	cfg->max_state = total + (int64) off;
+	cfg->declared_limits = palloc(sizeof(int64) * Max(n_rings, 1));
+	memcpy(cfg->declared_limits, cfg->ring_limits, sizeof(int64) * n_rings);
 
 	/*
 	 * Rings of duration windows hold what their span brings, known only at
@@ -320,3 +335,272 @@ sp_run_buffer_value(const SpRun *run, int i)
 	Assert(run->buffered[i]);
 	return run->buffer_lazy[i] ? op_value(run, run->cfg->out_op[i]) : run->buffer[i];
 }
+
+/* ---- a Pipeline inside a pipeline ---- */
+
+/* What a nested run keeps between rows, at the start of its fixed state. */
+typedef struct NestedHeader
+{
+	int64		has_key;		/* 0 or 1 */
+	double		key;			/* the current nested segment's key */
+	int64		buffered;		/* 0 or 1: its output port holds a value */
+	double		buffer;
+} NestedHeader;
+
+/*
+ * The nested run's per-row scratch (the parts of an SpRun's block that a
+ * row overwrites), after the header: zero between rows, so the fixed state
+ * is a function of what the header and the nested operators hold.
+ */
+static Size
+nested_scratch_size(const SpConfig *sub)
+{
+	return run_block_size(sub) - MAXALIGN(sizeof(SpRun)) -
+		MAXALIGN(sizeof(SpRing) * sub->n_rings) - sub->state_size;
+}
+
+static Size
+nested_sub_offset(const SpConfig *sub)
+{
+	return MAXALIGN(sizeof(NestedHeader)) + nested_scratch_size(sub);
+}
+
+static size_t
+nested_state_size(const SpParams *p)
+{
+	return nested_sub_offset(p->sub) + p->sub->state_size;
+}
+
+static int
+nested_rings(const SpParams *p, int64 *limits)
+{
+	memcpy(limits, p->sub->declared_limits, sizeof(int64) * p->sub->n_rings);
+	return p->sub->n_rings;
+}
+
+static int32
+nested_nin(const SpParams *p)
+{
+	return p->sub->n_in + 1;
+}
+
+static int32
+nested_nctl(const SpParams *p)
+{
+	return 1;
+}
+
+static SpPortType
+nested_in_type_at(const SpParams *p, int port)
+{
+	return port < p->sub->n_in ? p->sub->in_types[port] : SP_PORT_NUMBER;
+}
+
+static bool
+nested_timed(const SpParams *p)
+{
+	return p->sub->timed;
+}
+
+static bool
+nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			   const double *in, double *out)
+{
+	const SpConfig *sub = p->sub;
+	NestedHeader *h = state;
+	char	   *scratch = (char *) state + MAXALIGN(sizeof(NestedHeader));
+	char	   *c = scratch;
+	double		key = in[sub->n_in];
+	SpKeyEvent	event;
+	SpRun		view;
+	bool		emitted;
+
+	/* an SpRun over the header, the scratch and the nested state */
+	memset(&view, 0, sizeof(view));
+	view.cfg = sub;
+	view.buffered = carve(&c, sizeof(bool) * sub->n_out);
+	view.buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
+	view.emitted = carve(&c, sizeof(bool) * sub->n_out);
+	view.buffer = carve(&c, sizeof(double) * sub->n_out);
+	view.emit = carve(&c, sizeof(double) * sub->n_out);
+	view.row_in = carve(&c, sizeof(double) * sub->n_in);
+	view.val = carve(&c, sizeof(double) * sub->n_ops);
+	view.have = carve(&c, sizeof(bool) * sub->n_ops);
+	view.op_in = carve(&c, sizeof(double) * sub->max_nin);
+	view.opstate = (char *) state + nested_sub_offset(sub);
+	view.rings = rings;
+	view.single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1;
+	view.single_lazy = view.single && sub->ops[0].lazy;
+	view.ts = ts;
+	view.has_key = h->has_key != 0;
+	view.buffered[0] = h->buffered != 0;
+	view.buffer[0] = h->buffer;
+
+	/* keys compare as float8 does: NaN equals NaN, -0 equals 0 */
+	if (h->has_key && float8_eq(key, h->key))
+		event = SP_KEY_SAME;
+	else
+	{
+		event = SP_KEY_NEW;
+		h->key = key;
+	}
+	emitted = sp_run_row(&view, in, event);
+	if (emitted)
+		*out = view.emit[0];
+	/* a lazy output is computed now: the header keeps values, not laziness */
+	if (view.buffered[0] && view.buffer_lazy[0])
+		view.buffer[0] = sp_run_buffer_value(&view, 0);
+	h->has_key = 1;
+	h->buffered = view.buffered[0] ? 1 : 0;
+	h->buffer = view.buffered[0] ? view.buffer[0] : 0.0;
+	memset(scratch, 0, nested_scratch_size(sub));
+	return emitted;
+}
+
+static bool
+nested_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	return nested_step_at(p, state, rings, 0, in, out);
+}
+
+/*
+ * The nested operators' fields, named "<operator id>/<field>" in the
+ * nested Pipeline's state object, after its own.
+ */
+typedef struct PrefixVisitor
+{
+	SpStateVisitor v;
+	SpStateVisitor *inner;
+	const char *prefix;
+} PrefixVisitor;
+
+#define PREFIXED(v, name) \
+	psprintf("%s/%s", ((PrefixVisitor *) (v))->prefix, (name))
+
+static void
+prefix_f64(SpStateVisitor *v, const char *name, double *field)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->f64(in, PREFIXED(v, name), field);
+}
+
+static void
+prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->i64(in, PREFIXED(v, name), field);
+}
+
+static void
+prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->f64s(in, PREFIXED(v, name), field, n);
+}
+
+static void
+prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->ring(in, PREFIXED(v, name), r);
+}
+
+static void
+nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	const SpConfig *sub = p->sub;
+	NestedHeader *h = state;
+	char	   *substate = (char *) state + nested_sub_offset(sub);
+
+	v->i64(v, "has_key", &h->has_key);
+	v->f64(v, "key", &h->key);
+	v->i64(v, "buffered", &h->buffered);
+	v->f64(v, "buffer", &h->buffer);
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+		PrefixVisitor pv = {{prefix_f64, prefix_i64, prefix_f64s, prefix_ring, NULL}, v, op->id};
+
+		if (op->type->visit)
+			op->type->visit(&op->params, substate + op->state_off, rings + op->first_ring,
+							&pv.v);
+	}
+}
+
+static bool
+all_zero(const char *p, Size n)
+{
+	for (Size i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+static const char *
+nested_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const SpConfig *sub = p->sub;
+	const NestedHeader *h = state;
+	const char *substate = (const char *) state + nested_sub_offset(sub);
+
+	if ((h->has_key != 0 && h->has_key != 1) || (h->buffered != 0 && h->buffered != 1))
+		return "has_key and buffered must be 0 or 1";
+	if (!h->buffered && (h->buffer != 0 || signbit(h->buffer)))
+		return "buffer must be 0 when nothing is buffered";
+	if (!h->has_key)
+	{
+		/* before its first row a nested pipeline holds nothing */
+		if (h->buffered || h->key != 0 || signbit(h->key) ||
+			!all_zero(substate, sub->state_size))
+			return "a nested pipeline without a key must hold nothing";
+		for (int r = 0; r < sub->n_rings; r++)
+			if (rings[r].count != 0)
+				return "a nested pipeline without a key must hold nothing";
+	}
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+		const char *msg;
+
+		if (op->type->check_state &&
+			(msg = op->type->check_state(&op->params, substate + op->state_off,
+										 rings + op->first_ring)) != NULL)
+			return psprintf("operator \"%s\": %s", op->id, msg);
+	}
+	return NULL;
+}
+
+static void
+nested_restore(const SpParams *p, void *state, const SpRing *rings)
+{
+	const SpConfig *sub = p->sub;
+	char	   *substate = (char *) state + nested_sub_offset(sub);
+
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+
+		if (op->type->restore)
+			op->type->restore(&op->params, substate + op->state_off, rings + op->first_ring);
+	}
+}
+
+const SpOpType sp_op_pipeline = {
+	.name = "Pipeline",
+	.params = sp_no_params,
+	.nin_from = nested_nin,
+	.nctl_from = nested_nctl,
+	.in_type_at = nested_in_type_at,
+	.state_size = nested_state_size,
+	.rings = nested_rings,
+	.step = nested_step,
+	.timed = nested_timed,
+	.step_at = nested_step_at,
+	.visit = nested_visit,
+	.check_state = nested_check,
+	.restore = nested_restore,
+};

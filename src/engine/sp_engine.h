@@ -62,6 +62,9 @@ typedef struct SpConfig
 	Size		state_size;		/* all operator states, MAXALIGNed each */
 	int			n_rings;
 	int64	   *ring_limits;	/* per ring: the most values it may hold */
+	int64	   *declared_limits;	/* the same before shares are given out
+									 * (SP_RING_SHARE kept), for a Pipeline
+									 * nesting this one */
 	int64		max_state;		/* bytes of state with every ring full */
 	bool		timed;			/* some operator needs the rows' timestamps */
 } SpConfig;
@@ -142,5 +145,15 @@ extern bool sp_run_flush(SpRun *run);
  * which store values, not laziness; the run is not changed.
  */
 extern double sp_run_buffer_value(const SpRun *run, int i);
+
+/*
+ * A Pipeline inside a pipeline (sp_engine.c): an operator whose state is a
+ * whole run of params.sub, held in its fixed state and rings, so that the
+ * outer run's reset, copy and state cap take it in as any other operator's.
+ * Its data ports are the nested pipeline's, then its control port "c1",
+ * whose value is the nested segments' key; its one output is what the
+ * nested pipeline emits at its boundaries.
+ */
+extern const SpOpType sp_op_pipeline;
 
 #endif							/* SP_ENGINE_H */

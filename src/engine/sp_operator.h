@@ -94,6 +94,7 @@ typedef struct SpParams
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
 	int32		nvec[2];
 	double	   *vec[2];			/* coefficient arrays */
+	const struct SpConfig *sub; /* a nested Pipeline's configuration */
 } SpParams;
 
 typedef enum SpParamKind
