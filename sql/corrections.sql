@@ -169,6 +169,12 @@ WHERE c.relname LIKE 'pr\_%' AND c.relkind IN ('r', 'p') GROUP BY 1 ORDER BY 1;
 -- an update through the parent that moves a reading to another partition
 UPDATE pr SET sensor_id = 5 WHERE sensor_id = 1 AND ts = '2026-03-01 09:00+00';
 SELECT * FROM pr_daily ORDER BY sensor_id, ts;
+-- dropping a partition would leave its rows in the results: refused, as is
+-- dropping one of its triggers; a detached table is an ordinary one again
+DROP TABLE pr_c;
+DROP TRIGGER pr_daily_update ON pr_a;
+DROP TABLE pr_b;
+CREATE TABLE pr_b (LIKE pr);
 TRUNCATE pr;
 SELECT (SELECT count(*) FROM pr_daily) AS results, (SELECT count(*) FROM pr_daily_state) AS states;
 
@@ -179,4 +185,8 @@ SELECT count(*) AS triggers FROM pg_trigger WHERE NOT tgisinternal;
 SELECT count(*) AS left_over FROM pg_proc
 WHERE (proname LIKE '%\_maintain' OR proname LIKE '%\_correct') AND proname NOT LIKE 'segpipe%';
 DROP TABLE pr, pr_b, readings;
+-- with the results gone, a partition drops as any table
+CREATE TABLE pr2 (x int) PARTITION BY LIST (x);
+CREATE TABLE pr2_a PARTITION OF pr2 FOR VALUES IN (1);
+DROP TABLE pr2_a, pr2;
 DROP FUNCTION differences();

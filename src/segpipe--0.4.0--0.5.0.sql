@@ -591,10 +591,13 @@ BEGIN
 			           AND coalesce(pg_partition_root(t.tgrelid), t.tgrelid) <> tree.root
 			         ORDER BY 1
 			LOOP
+				-- (segpipe_triggers_dropped lets segpipe's own drops through)
+				PERFORM set_config('segpipe.dropping_triggers', 'on', true);
 				EXECUTE format('DROP TRIGGER %I ON %s', m.base || '_insert', p.relid::regclass);
 				EXECUTE format('DROP TRIGGER %I ON %s', m.base || '_update', p.relid::regclass);
 				EXECUTE format('DROP TRIGGER %I ON %s', m.base || '_delete', p.relid::regclass);
 				EXECUTE format('DROP TRIGGER %I ON %s', m.base || '_truncate', p.relid::regclass);
+				PERFORM set_config('segpipe.dropping_triggers', '', true);
 				IF p.relkind = 'r' THEN
 					EXECUTE format('SELECT %I.%I(%s::pg_catalog.regclass, false)', m.nsp, m.base || '_correct', p.relid::oid);
 				END IF;
@@ -621,6 +624,46 @@ COMMENT ON FUNCTION segpipe_partitions_changed() IS
 CREATE EVENT TRIGGER segpipe_partitions ON ddl_command_end
 	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
 	EXECUTE FUNCTION segpipe_partitions_changed();
+
+-- DROP TABLE of a partition takes its rows away without a trigger firing,
+-- and they are gone before anything could read them: the results would
+-- silently keep them.  So dropping a table that carries the triggers of
+-- maintained readings whose root is still there (a partition), or one of
+-- those triggers, is refused; DETACH it first, and its rows leave the
+-- results.  Dropping the readings table itself, or segpipe_unmaintain(),
+-- goes through.
+CREATE FUNCTION segpipe_triggers_dropped()
+	RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	d record;
+	base text;
+BEGIN
+	IF coalesce(current_setting('segpipe.dropping_triggers', true), '') = 'on' THEN
+		RETURN;
+	END IF;
+	FOR d IN SELECT o.address_names FROM pg_event_trigger_dropped_objects() AS o
+	         WHERE o.object_type = 'trigger' AND o.address_names[3] ~ '_(insert|update|delete|truncate)$'
+	LOOP
+		base := regexp_replace(d.address_names[3], '_(insert|update|delete|truncate)$', '');
+		IF EXISTS (SELECT 1 FROM pg_proc AS p JOIN pg_trigger AS t ON t.tgfoid = p.oid
+		           WHERE p.proname = base || '_maintain' AND t.tgnargs = 0
+		             AND obj_description(p.oid, 'pg_proc') LIKE 'segpipe: maintains % from %, corrected on every change') THEN
+			RAISE EXCEPTION 'cannot drop trigger "%" on %.%: segpipe maintains results from it',
+				d.address_names[3], quote_ident(d.address_names[1]), quote_ident(d.address_names[2])
+				USING ERRCODE = 'dependent_objects_still_exist',
+				DETAIL = 'Dropping a partition (or its triggers) of maintained readings would leave its rows in the results.',
+				HINT = 'Detach the partition first (its rows then leave the results), or run segpipe_unmaintain().';
+		END IF;
+	END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_triggers_dropped() IS
+	'event trigger: refuses to drop a partition of maintained readings, or one of the triggers segpipe_maintain() made on it';
+CREATE EVENT TRIGGER segpipe_triggers_dropped ON sql_drop
+	EXECUTE FUNCTION segpipe_triggers_dropped();
 
 -- segpipe_unmaintain() also drops what 0.5.0 adds: the triggers on every
 -- partition, the two <results>_correct functions and, with drop_tables, the
@@ -649,9 +692,11 @@ BEGIN
 			USING ERRCODE = 'undefined_object',
 			DETAIL = format('There is no trigger function %I.%I() made by segpipe_maintain().', nsp, rel || '_maintain');
 	END IF;
+	PERFORM set_config('segpipe.dropping_triggers', 'on', true);
 	FOR t IN SELECT tgrelid::regclass AS tab, tgname FROM pg_trigger WHERE tgfoid = fn ORDER BY tgrelid, tgname LOOP
 		EXECUTE format('DROP TRIGGER %I ON %s', t.tgname, t.tab);
 	END LOOP;
+	PERFORM set_config('segpipe.dropping_triggers', '', true);
 	EXECUTE format('DROP FUNCTION %s', fn);
 	FOR t IN SELECT p.oid::regprocedure AS f FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
 	         WHERE n.nspname = nsp AND p.proname = rel || '_correct'

@@ -11,6 +11,7 @@
 #ifndef SP_TIME_H
 #define SP_TIME_H
 
+#include "sp_compat.h"
 #include "sp_operator.h"
 
 #define SP_USECS_PER_SECOND	INT64CONST(1000000)
@@ -40,7 +41,7 @@ extern char *sp_duration_text(int64 us);
  * A timed operator's rows must come in the order of their timestamps:
  * ts earlier than last is an error naming the operator type.
  */
-extern void sp_time_order_error(const char *what, int64 last, int64 ts) pg_attribute_noreturn();
+SP_NORETURN extern void sp_time_order_error(const char *what, int64 last, int64 ts);
 
 static inline void
 sp_time_order(const char *what, int64 count, int64 last, int64 ts)
@@ -50,7 +51,7 @@ sp_time_order(const char *what, int64 count, int64 last, int64 ts)
 }
 
 /* A duration window's ring is full: 54000 naming the operator type. */
-extern void sp_time_ring_full(const char *what, const SpParams *p, int64 limit) pg_attribute_noreturn();
+SP_NORETURN extern void sp_time_ring_full(const char *what, const SpParams *p, int64 limit);
 
 /*
  * A window of time: which rows are held, with their timestamps kept as the

@@ -414,24 +414,11 @@ sp_agg_result(const AggState *as)
 	return PointerGetDatum(sp_value_build(as->cfg, &st));
 }
 
-/*
- * The result, then the checkpoints in the order they were taken: an array
- * of pipelines (elemtype is pipeline's oid).
- */
-Datum
-sp_agg_result_checkpoints(const AggState *as, Oid elemtype)
+const Datum *
+sp_agg_checkpoints(const AggState *as, int *n)
 {
-	Datum	   *elems = palloc(sizeof(Datum) * (as->n_ckpt + 1));
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-
-	elems[0] = sp_agg_result(as);
-	for (int i = 0; i < as->n_ckpt; i++)
-		elems[i + 1] = as->ckpt[i];
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	return PointerGetDatum(construct_array(elems, as->n_ckpt + 1, elemtype,
-										   typlen, typbyval, typalign));
+	*n = as->n_ckpt;
+	return as->ckpt;
 }
 
 Datum

@@ -39,9 +39,9 @@ extern Datum sp_agg_result(const AggState *as);
 /*
  * Checkpoints: a run asked to keep them keeps the pipeline as it is before
  * each row that opens a new segment later than every row before it;
- * sp_agg_result_checkpoints returns the result followed by them.
+ * sp_agg_checkpoints gives them (pipeline Datums), in the order taken.
  */
 extern void sp_agg_keep_checkpoints(AggState *as);
-extern Datum sp_agg_result_checkpoints(const AggState *as, Oid elemtype);
+extern const Datum *sp_agg_checkpoints(const AggState *as, int *n);
 
 #endif							/* PIPELINE_AGG_H */

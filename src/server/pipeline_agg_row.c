@@ -20,6 +20,7 @@
 
 #include "fmgr.h"
 #include "access/htup_details.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
@@ -139,14 +140,28 @@ pipeline_agg_checkpoints_step_array(PG_FUNCTION_ARGS)
 Datum
 pipeline_agg_checkpoints_final(PG_FUNCTION_ARGS)
 {
+	AggState   *as;
+	const Datum *ckpt;
+	Datum	   *elems;
+	int			n;
 	Oid			elemtype;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "pipeline_agg_checkpoints final function called in non-aggregate context");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	as = (AggState *) PG_GETARG_POINTER(0);
 	elemtype = get_element_type(get_fn_expr_rettype(fcinfo->flinfo));
 	if (!OidIsValid(elemtype))
 		elog(ERROR, "pipeline_agg_checkpoints must return an array");
-	PG_RETURN_DATUM(sp_agg_result_checkpoints((AggState *) PG_GETARG_POINTER(0), elemtype));
+	ckpt = sp_agg_checkpoints(as, &n);
+	elems = palloc(sizeof(Datum) * (n + 1));
+	elems[0] = sp_agg_result(as);
+	if (n > 0)
+		memcpy(elems + 1, ckpt, sizeof(Datum) * n);
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, n + 1, elemtype, typlen, typbyval, typalign));
 }

@@ -12,7 +12,8 @@ option extensions 'segpipe').  On each shard, the table is attached as the only
 partition of a local table hash-partitioned the same way, so that a row of another
 shard is refused there (postgres_fdw does not check a foreign partition's bound).
 Data is loaded through the coordinator.  Checked:
-  - per-sensor daily results, emissions(pipeline_agg(ts, v, day, spec ORDER BY ts))
+  - per-sensor daily results, emissions(pipeline_agg(ts, v, day, spec ORDER BY ts)),
+    also for a spec with windows of time and a time-weighted mean
     GROUP BY sensor_id with enable_partitionwise_aggregate: EXPLAIN (VERBOSE) shows
     pipeline_agg in the Remote SQL of every shard, for a date key and a timestamptz key;
     a key written with a text time zone ('UTC') is not pushed (postgres_fdw's collation
@@ -57,6 +58,16 @@ SPEC = ('{"type": "Pipeline", "id": "day", "output_port_types": ["number", "numb
         '"connections": [{"from": "in", "to": "ma"}, {"from": "in", "to": "sd"}, {"from": "in", "to": "max"}], '
         '"entryOperator": "in", "outputMappings": {"ma": {"o1": "o1"}, "sd": {"o1": "o2"}, "max": {"o1": "o3"}}}')
 
+# windows of time and a time-weighted mean (operators that read each row's ts): the
+# same three-output shape
+SPEC_TIME = ('{"type": "Pipeline", "id": "day_t", "output_port_types": ["number", "number", "number"], '
+             '"operators": [{"type": "Identity", "id": "in"}, '
+             '{"type": "MovingAverage", "id": "ma", "window": "30 minutes"}, '
+             '{"type": "StandardDeviation", "id": "sd", "window": "1 hour", "min_rows": 2}, '
+             '{"type": "TimeWeightedAverage", "id": "twa", "method": "linear"}], '
+             '"connections": [{"from": "in", "to": "ma"}, {"from": "in", "to": "sd"}, {"from": "in", "to": "twa"}], '
+             '"entryOperator": "in", "outputMappings": {"ma": {"o1": "o1"}, "sd": {"o1": "o2"}, "twa": {"o1": "o3"}}}')
+
 # day keys: postgres_fdw ships a function call only when no argument carries a collation
 # that does not come from a column, so 'UTC' (text) is not shipped while an interval is
 KEYS = {
@@ -72,15 +83,16 @@ def per_sensor(key, spec=SPEC):
             "FROM readings GROUP BY sensor_id")
 
 
-def exact_emissions(key):
+def exact_emissions(key, spec=SPEC):
     """The emissions of every sensor, in a form no setting changes."""
     return (f"SELECT sensor_id, (extract(epoch FROM e.ts) * 1000000)::bigint, e.key, e.port, "
             f"encode(float8send(e.value), 'hex') "
-            f"FROM ({per_sensor(key)}) AS s, emissions(s.p) AS e ORDER BY 1, 2, 4")
+            f"FROM ({per_sensor(key, spec)}) AS s, emissions(s.p) AS e ORDER BY 1, 2, 4")
 
 
-def exact_pipelines(key):
-    return f"SELECT sensor_id, md5(p::text), octet_length(p::text) FROM ({per_sensor(key)}) AS s ORDER BY 1"
+def exact_pipelines(key, spec=SPEC):
+    return (f"SELECT sensor_id, md5(p::text), octet_length(p::text) FROM ({per_sensor(key, spec)}) AS s "
+            "ORDER BY 1")
 
 
 def window_form():
@@ -224,6 +236,22 @@ def daily_queries(co, single, nshards):
         print(f"{label}: {'pushed to every shard' if pushed else 'not pushed, rows fetched'}; "
               f"{n} emissions, equal bit for bit: {got == want}; pipelines equal: {got_p == want_p} "
               f"({min(size)}..{max(size)} bytes of text per sensor)")
+
+    # operators that know time, pushed down with the first key
+    key = next(iter(KEYS.values()))[0]
+    plan = co.psql("SET enable_partitionwise_aggregate = on;\n"
+                   f"EXPLAIN (VERBOSE, COSTS OFF) {exact_emissions(key, SPEC_TIME)};")
+    remote = remote_sql_by_shard(plan, nshards)
+    check(all(any("public.pipeline_agg(" in q for q in sqls) for sqls in remote.values()),
+          f"windows of time: pipeline_agg is not in the Remote SQL of every shard\n{plan}")
+    got = co.psql("SET enable_partitionwise_aggregate = on;\n" + exact_emissions(key, SPEC_TIME))
+    want = single.psql(exact_emissions(key, SPEC_TIME))
+    check(got == want and want != "", "windows of time: the coordinator's emissions differ from the single server's")
+    got_p = co.psql("SET enable_partitionwise_aggregate = on;\n" + exact_pipelines(key, SPEC_TIME))
+    want_p = single.psql(exact_pipelines(key, SPEC_TIME))
+    check(got_p == want_p, "windows of time: the pipelines differ from the single server's")
+    print(f"windows of time and a time-weighted mean: pushed to every shard; {len(want.splitlines())} "
+          f"emissions, equal bit for bit: {got == want}; pipelines equal: {got_p == want_p}")
 
     # an observation, not a rule of segpipe's: with the state on the coordinator, the
     # refresh passes it to pipeline_agg from the outer query (LATERAL), and postgres_fdw 15
