@@ -34,7 +34,7 @@ FROM (VALUES (1, 101, 'a'), (2, 102, 'a'), (3, 203, 'a'), (4, 204, 'b'), (5, NUL
 -- which the first of two chained segment_agg calls gives keyed by (day,
 -- shift), kept on rows that do not start a day; the second, keyed by day,
 -- keeps the last of them (Identity) and emits it when the day changes.
-CREATE TABLE readings AS
+CREATE TABLE shift_rows AS
 SELECT i, i / 20 AS d, ((i % 20) / 7) * 100 + (i * 13) % 37 AS v FROM generate_series(0, 399) AS i;
 CREATE TABLE both_ways AS
 SELECT i, nested, chained FROM (
@@ -42,11 +42,11 @@ SELECT i, nested, chained FROM (
          segment_agg(CASE WHEN d = prev_d THEN e1 END, d) OVER (ORDER BY i) AS chained
   FROM (SELECT i, d, v, lag(d) OVER (ORDER BY i) AS prev_d,
                segment_agg(v, ROW(d, floor(v * 0.01)), '{"type": "CumulativeSum"}') OVER (ORDER BY i) AS e1
-        FROM readings) AS r) AS s;
+        FROM shift_rows) AS r) AS s;
 SELECT count(*) AS rows, count(nested) AS emitted, bool_and(nested IS NOT DISTINCT FROM chained) AS same
 FROM both_ways;
 SELECT i, nested FROM both_ways WHERE nested IS NOT NULL ORDER BY i LIMIT 3;
-SELECT sum(v) FILTER (WHERE i BETWEEN 7 AND 13) AS day0_shift1 FROM readings;
+SELECT sum(v) FILTER (WHERE i BETWEEN 7 AND 13) AS day0_shift1 FROM shift_rows;
 
 -- Nested twice: hours inside shifts inside the day (v encodes shift,
 -- hour, reading as 100 s + 10 h + x); the innermost sums an hour, the
@@ -88,10 +88,10 @@ SELECT name, count(*) AS cuts,
 FROM (SELECT 'shifts' AS name, spec::pipeline AS spec FROM shifts
       UNION ALL SELECT 'hours', spec::pipeline FROM hours) AS s,
   generate_series(1, 59) AS cut,
-  LATERAL (SELECT pipeline_agg(at(i), v + 10 * (i % 3), d, spec ORDER BY i) AS whole FROM readings WHERE i < 60) AS w,
-  LATERAL (SELECT pipeline_agg(at(i), v + 10 * (i % 3), d, spec ORDER BY i) AS first FROM readings WHERE i < cut) AS f,
+  LATERAL (SELECT pipeline_agg(at(i), v + 10 * (i % 3), d, spec ORDER BY i) AS whole FROM shift_rows WHERE i < 60) AS w,
+  LATERAL (SELECT pipeline_agg(at(i), v + 10 * (i % 3), d, spec ORDER BY i) AS first FROM shift_rows WHERE i < cut) AS f,
   LATERAL (SELECT pipeline_agg(at(i), v + 10 * (i % 3), d, first::text::pipeline ORDER BY i) AS resumed
-           FROM readings WHERE i >= cut AND i < 60) AS r
+           FROM shift_rows WHERE i >= cut AND i < 60) AS r
 GROUP BY name ORDER BY name;
 
 -- A state that cannot be is refused: a nested pipeline without a key

@@ -294,10 +294,9 @@ write_container(Expander *x, const SpJsonNode *obj, const Env *env, const char *
 	bool		wrote_connections = false;
 	StringInfoData ops_text = {0};
 	StringInfo	outer_pending = x->pending;
-	StringInfoData pending;
+	StringInfo	pending = makeStringInfo();
 
-	initStringInfo(&pending);
-	x->pending = &pending;
+	x->pending = pending;
 
 	/* the operators first, so that the instances are known */
 	if (ops != NULL && sp_json_kind(ops) == SPJ_ARRAY)
@@ -334,12 +333,12 @@ write_container(Expander *x, const SpJsonNode *obj, const Env *env, const char *
 		{
 			write_connections(x, v, env, "", insts, n_insts, true);
 			/* the instances' connections join the list */
-			if (pending.len > 0 && sp_json_kind(v) == SPJ_ARRAY)
+			if (pending->len > 0 && sp_json_kind(v) == SPJ_ARRAY)
 			{
 				x->out.len--;	/* the closing bracket */
 				if (sp_json_first(v) != NULL)
 					appendStringInfoString(&x->out, ", ");
-				appendBinaryStringInfo(&x->out, pending.data, pending.len);
+				appendBinaryStringInfo(&x->out, pending->data, pending->len);
 				appendStringInfoChar(&x->out, ']');
 			}
 			wrote_connections = true;
@@ -364,8 +363,8 @@ write_container(Expander *x, const SpJsonNode *obj, const Env *env, const char *
 		else
 			write_value(x, v, env);
 	}
-	if (!wrote_connections && pending.len > 0)
-		appendStringInfo(&x->out, "%s\"connections\": [%s]", first ? "" : ", ", pending.data);
+	if (!wrote_connections && pending->len > 0)
+		appendStringInfo(&x->out, "%s\"connections\": [%s]", first ? "" : ", ", pending->data);
 	appendStringInfoChar(&x->out, '}');
 	x->pending = outer_pending;
 }
