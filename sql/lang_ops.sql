@@ -145,6 +145,18 @@ SELECT '{"type": "ResamplerConstant", "interval": "10 s", "t0": 1767225603.5}'::
 SELECT i, segment_agg(at(s), v, k, '{"type": "ResamplerConstant", "interval": "10 s"}') OVER (ORDER BY i)
 FROM (VALUES (1, 0, 1, 'a'), (2, 10, 2, 'a'), (3, 25, 5, 'b'), (4, 26, NULL, 'c')) AS t(i, s, v, k);
 
+-- TimestampExtract: the row's timestamp in seconds since the Unix epoch
+-- (2026-01-01 00:00:00 UTC is 1767225600).
+SELECT trace_at('{"type": "TimestampExtract"}', '{0, 5, 7}', '{1, NaN, 3}');
+-- It is extract(epoch from ts)::float8, the float8 nearest the exact
+-- value: 2000 timestamps with microseconds, from 1700 to 2250, each in a
+-- partition of its own closed at its end.
+SELECT count(*) AS rows, count(*) FILTER (WHERE e = extract(epoch FROM ts)::float8) AS equal
+FROM (SELECT ts, segment_agg(ts, 0, 1, '{"type": "TimestampExtract"}', true) OVER (PARTITION BY n) AS e
+      FROM (SELECT n, '1700-01-01 00:00:00+00'::timestamptz
+                      + make_interval(secs => (n * 8683317.123457) % (550 * 365.25 * 86400)) AS ts
+            FROM generate_series(1, 2000) AS n) AS r) AS s;
+
 -- States, stored and resumed: a run cut after any row and resumed from its
 -- stored pipeline's text ends in the same state as the whole run, and the
 -- two parts' emissions are the whole run's.

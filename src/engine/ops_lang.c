@@ -527,3 +527,25 @@ const SpOpType sp_op_multiplexer = {
 	.name = "Multiplexer", .params = logic_params, .nin_from = mux_nin,
 	.nctl_from = mux_nctl, .in_type_at = mux_in_type_at, .step = mux_step,
 };
+
+/*
+ * ---- TimestampExtract: the row's timestamp, in seconds since 1970-01-01
+ * 00:00:00 UTC, on every row: the float8 nearest the exact value, as
+ * extract(epoch from ts)::float8 gives ----
+ */
+
+static bool
+timestamp_extract_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+						  const double *in, double *out)
+{
+	/* exact in int64; one rounding, in the division */
+	int64		unix_us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SP_USECS_PER_DAY;
+
+	*out = (double) unix_us / 1e6;
+	return true;
+}
+
+const SpOpType sp_op_timestamp_extract = {
+	.name = "TimestampExtract", .params = sp_no_params, .nin = 1,
+	.timed = resampler_timed, .step_at = timestamp_extract_step_at,
+};

@@ -336,7 +336,8 @@ typedef struct SpOpType
 	X(sp_op_sync_not_equal) \
 	X(sp_op_moving_key_count) \
 	X(sp_op_resampler_constant) \
-	X(sp_op_multiplexer)
+	X(sp_op_multiplexer) \
+	X(sp_op_timestamp_extract)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
