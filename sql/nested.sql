@@ -118,6 +118,12 @@ FROM nested_state, (VALUES
   ('nothing buffered, a buffer', '"buffered": 1', '"buffered": 0'),
   ('a field renamed', '"sum/', '"total/')) AS c(label, old, new);
 
+-- A nested pipeline's state counts towards the outer one's cap: four
+-- windows of 1000000 values outside and five inside are nine, more than
+-- 64 MB (the 136 bytes beyond 72000000 are the nested pipeline's key,
+-- buffer and row scratch).
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "MovingKeyCount", "id": "k0", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k1", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k2", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k3", "window_size": 1000000}, {"type": "Pipeline", "operators": [{"type": "MovingKeyCount", "id": "k0", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k1", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k2", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k3", "window_size": 1000000}, {"type": "MovingKeyCount", "id": "k4", "window_size": 1000000}], "connections": [{"from": "k0", "to": "k1"}, {"from": "k1", "to": "k2"}, {"from": "k2", "to": "k3"}, {"from": "k3", "to": "k4"}], "entryOperator": "k0", "outputMappings": {"k4": {"o1": "o1"}}, "id": "p"}], "connections": [{"from": "k0", "to": "k1"}, {"from": "k1", "to": "k2"}, {"from": "k2", "to": "k3"}, {"from": "k3", "to": "p"}, {"from": "k3", "to": "p", "toPort": "c1"}], "entryOperator": "k0", "outputMappings": {"p": {"o1": "o1"}}}');
+
 -- What is refused.
 SELECT try_spec(s) FROM (VALUES
   ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"},
