@@ -218,3 +218,28 @@ SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryO
 -- an error inside the Pipeline says where it is
 SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1"]}}',
                        input, replace(pipe, 'MaxTracker', 'MaxTraker'), data, control)) FROM prog_parts;
+
+-- A results table maintained on insert takes a program as it takes a spec:
+-- the maximum of each UTC day, written when the sensor's first reading of
+-- a later day arrives.  Day 2026-03-01 of sensor 1 has 10 and 14: 14,
+-- written at the day-2 reading (08:00); after an insert on day 3, day 2's
+-- 12 and 15 give 15.
+SET TimeZone = 'UTC';
+CREATE TABLE prog_readings (id bigserial PRIMARY KEY, sensor_id int NOT NULL,
+                            ts timestamptz NOT NULL, v float8);
+INSERT INTO prog_readings (sensor_id, ts, v) VALUES
+  (1, '2026-03-01 08:00+00', 10), (1, '2026-03-01 16:00+00', 14), (1, '2026-03-02 08:00+00', 12);
+SELECT segpipe_maintain('prog_readings', 'sensor_id', 'ts', 'v', 'ts::date', $${
+  "operators": [
+    {"type": "Input", "id": "in", "portTypes": ["number", "number"]},
+    {"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTracker", "id": "max"}]},
+    {"type": "Output", "id": "out", "portTypes": ["number"]}],
+  "connections": [
+    {"from": "in", "to": "daily_max", "fromPort": "o1", "toPort": "i1"},
+    {"from": "in", "to": "daily_max", "fromPort": "o2", "toPort": "c1"},
+    {"from": "daily_max", "to": "out"}],
+  "entryOperator": "in", "output": {"out": ["o1"]}}$$, 'prog_daily') IS NOT NULL AS maintained;
+SELECT sensor_id, ts, key, port, value FROM prog_daily ORDER BY sensor_id, ts;
+INSERT INTO prog_readings (sensor_id, ts, v) VALUES (1, '2026-03-02 10:00+00', 15), (1, '2026-03-03 08:00+00', 1);
+SELECT sensor_id, ts, key, port, value FROM prog_daily ORDER BY sensor_id, ts;
+RESET TimeZone;
