@@ -107,6 +107,44 @@ SELECT try_spec(replace(spec, '"toPort": "c2"', '"toPort": "c3"')) FROM mux;
 SELECT try_spec(regexp_replace(spec, ',\s*\{"from": "neg", "to": "mux", "toPort": "c2"\}', '')) FROM mux;
 SELECT try_spec(replace(spec, '"toPort": "c2"', '"toPort": "c1"')) FROM mux;
 
+-- Demultiplexer: a value on i1, boolean controls c1..c3 and three output
+-- ports; the value goes out on every port whose control is true (the
+-- original's example).  A row whose controls are all false gives nothing.
+CREATE TABLE demux AS SELECT '{"type": "Pipeline", "output_port_types": ["number", "number", "number"],
+  "operators": [{"type": "Demultiplexer", "id": "d", "numPorts": 3}], "entryOperator": "d",
+  "outputMappings": {"d": {"o1": "o1", "o2": "o2", "o3": "o3"}}}'::text AS spec;
+SELECT spec::pipeline FROM demux;
+SELECT v, once((SELECT spec FROM demux)::pipeline, v) AS routed
+FROM (VALUES (1, '{42, 1, 0, 0}'::float8[]), (2, '{24, 0, 1, 1}'), (3, '{36, 1, 1, 1}'), (4, '{48, 0, 0, 0}')) AS t(n, v)
+ORDER BY n;
+-- Its ports in a mesh, "fromPort": "o2" included: positive values summed
+-- apart from the others.  3, -1, 4, -2 in one segment: 7 and -3.
+CREATE TABLE split AS SELECT '{"type": "Pipeline", "output_port_types": ["number", "number"],
+  "operators": [{"type": "Identity", "id": "in"}, {"type": "CompareGT", "id": "pos", "value": 0},
+                {"type": "CompareLTE", "id": "neg", "value": 0}, {"type": "Demultiplexer", "id": "d", "numPorts": 2},
+                {"type": "CumulativeSum", "id": "up"}, {"type": "CumulativeSum", "id": "down"}],
+  "connections": [{"from": "in", "to": "d"}, {"from": "in", "to": "pos"}, {"from": "in", "to": "neg"},
+                  {"from": "pos", "to": "d", "toPort": "c1"}, {"from": "neg", "to": "d", "toPort": "c2"},
+                  {"from": "d", "fromPort": "o1", "to": "up"}, {"from": "d", "fromPort": "o2", "to": "down"}],
+  "entryOperator": "in", "outputMappings": {"up": {"o1": "o1"}, "down": {"o1": "o2"}}}'::text AS spec;
+SELECT spec::pipeline FROM split;
+SELECT i, segment_agg(ARRAY[v], k, (SELECT spec FROM split)::pipeline) OVER (ORDER BY i)
+FROM (VALUES (1, 3, 0), (2, -1, 0), (3, 4, 0), (4, -2, 0), (5, NULL, 1)) AS t(i, v, k);
+-- Mappings of one operator keep their order in the written text; a boolean
+-- Demultiplexer; a port that is not there.
+SELECT '{"type": "Pipeline", "output_port_types": ["number", "number"],
+  "operators": [{"type": "Demultiplexer", "id": "d", "numPorts": 2}], "entryOperator": "d",
+  "outputMappings": {"d": {"o2": "o1", "o1": "o2"}}}'::pipeline;
+SELECT once('{"type": "Pipeline", "input_port_types": ["boolean", "boolean"], "output_port_types": ["boolean"],
+  "operators": [{"type": "Demultiplexer", "id": "d", "portType": "boolean"}], "entryOperator": "d"}', '{7, 1}') AS boolean_routed;
+SELECT try_spec(replace(spec, '"fromPort": "o2"', '"fromPort": "o3"')) FROM split;
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["number", "number"],
+  "operators": [{"type": "Demultiplexer", "id": "d", "numPorts": 2}], "entryOperator": "d",
+  "outputMappings": {"d": {"o1": "o1", "o3": "o2"}}}');
+SELECT try_spec('{"type": "Pipeline", "output_port_types": ["number", "boolean"],
+  "operators": [{"type": "Demultiplexer", "id": "d", "numPorts": 2}], "entryOperator": "d",
+  "outputMappings": {"d": {"o1": "o1", "o2": "o2"}}}');
+
 -- MovingKeyCount over 3: how many of the last 3 values equal this one.
 -- 1 -> [1]: 1; 2 -> [1 2]: 1; 1 -> [1 2 1]: 2; 1 -> [2 1 1]: 2;
 -- 3 -> [1 1 3]: 1; NaN -> [1 3 NaN]: 1; NaN -> [3 NaN NaN]: 2;

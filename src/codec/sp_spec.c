@@ -436,6 +436,13 @@ op_in_type(const SpOperator *op, int port)
 	return op->type->in_type_at ? op->type->in_type_at(&op->params, port) : op->type->in_type;
 }
 
+/* The type of an operator's output port (0-based). */
+static SpPortType
+op_out_type(const SpOperator *op, int port)
+{
+	return op->type->out_type_at ? op->type->out_type_at(&op->params, port) : op->type->out_type;
+}
+
 /* An operator's data ports: its ports but the controls. */
 static int
 op_ndata(const SpOperator *op)
@@ -799,6 +806,7 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		const SpOperator *from,
 				   *to;
 		int			from_i,
+					from_port,
 					to_i,
 					to_port;
 		SpSource   *feed;
@@ -813,10 +821,16 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		to = &cfg->ops[to_i];
 		fp = string_member(r, cj, "fromPort", false);
 		tp = string_member(r, cj, "toPort", false);
-		if (fp && parse_port(sp_json_string(r->doc, fp), 'o', 1) != 0)
+		from_port = fp ? parse_port(sp_json_string(r->doc, fp), 'o', from->nout) : 0;
+		if (from_port < 0 && from->nout == 1)
 			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
 							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
-					   errdetail("Every operator has one output port, \"o1\"."));
+					   errdetail("Operator \"%s\" has one output port, \"o1\".", from->id));
+		if (from_port < 0)
+			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
+							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
+					   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
+								 from->id, from->nout));
 		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && op_ndata(to) < to->nin)
 		{
 			to_port = parse_port(sp_json_string(r->doc, tp), 'c', to->nin - op_ndata(to));
@@ -836,11 +850,11 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
 										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
 										to->nin, to->id, to->nin, to->nin));
-		if (from->type->out_type != op_in_type(to, to_port))
+		if (op_out_type(from, from_port) != op_in_type(to, to_port))
 			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
-							  sp_port_type_name(from->type->out_type), from->id,
+							  sp_port_type_name(op_out_type(from, from_port)), from->id,
 							  sp_port_type_name(op_in_type(to, to_port)), to->id),
-					   from->type->out_type == SP_PORT_BOOLEAN ?
+					   op_out_type(from, from_port) == SP_PORT_BOOLEAN ?
 					   errhint("Put a BooleanToNumber operator between them.") : 0);
 		feed = &cfg->feeds[to->first_feed + to_port];
 		if (feed->op != -2)
@@ -856,9 +870,11 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		}
 		feed->op = from_i;
 		feed->port = 0;
+		feed->slot = from->first_out + from_port;
 		r->fed_by[to->first_feed + to_port] = c;
 		cfg->ops[from_i].feeds_ops = true;
 		cfg->conns[c].from = from_i;
+		cfg->conns[c].from_port = from_port;
 		cfg->conns[c].to = to_i;
 		cfg->conns[c].to_port = to_port;
 	}
@@ -962,11 +978,9 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 	{
 		const SpJsonNode *pm = sp_json_value(k);
 		int			op;
-		const SpOpType *t;
 
 		opname = sp_json_string(r->doc, k);
 		op = require_op(r, opname, "outputMappings");
-		t = cfg->ops[op].type;
 		error_context_stack = &callback;
 		if (sp_json_kind(pm) != SPJ_OBJECT || sp_json_first(pm) == NULL)
 			spec_error(errmsg("output mapping must be a non-empty JSON object"),
@@ -975,11 +989,17 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 		{
 			const SpJsonNode *pv = sp_json_value(pk);
 			char	   *name = sp_json_string(r->doc, pk);
+			const SpOperator *o = &cfg->ops[op];
 			int			port;
+			int			from_port = parse_port(name, 'o', o->nout);
 
-			if (parse_port(name, 'o', 1) != 0)
+			if (from_port < 0 && o->nout == 1)
 				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
-						   errdetail("Every operator has one output port, \"o1\"."));
+						   errdetail("Operator \"%s\" has one output port, \"o1\".", opname));
+			if (from_port < 0)
+				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
+						   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
+									 opname, o->nout));
 			if (sp_json_kind(pv) != SPJ_STRING)
 				spec_error(errmsg("pipeline output port must be a string such as \"o1\", not %s",
 								  sp_json_kind_name(sp_json_kind(pv))));
@@ -994,13 +1014,14 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 				spec_error(errmsg("pipeline output port \"o%d\" is mapped twice", port + 1),
 						   errdetail("Operator \"%s\" is mapped to it already.",
 									 cfg->ops[cfg->out_op[port]].id));
-			if (t->out_type != cfg->out_types[port])
+			if (op_out_type(o, from_port) != cfg->out_types[port])
 				spec_error(errmsg("cannot map a %s output to %s pipeline output port \"o%d\"",
-								  sp_port_type_name(t->out_type),
+								  sp_port_type_name(op_out_type(o, from_port)),
 								  sp_port_type_name(cfg->out_types[port]), port + 1),
-						   t->out_type == SP_PORT_BOOLEAN ?
+						   op_out_type(o, from_port) == SP_PORT_BOOLEAN ?
 						   errhint("Put a BooleanToNumber operator after operator \"%s\".", opname) : 0);
 			cfg->out_op[port] = op;
+			cfg->out_port[port] = from_port;
 			cfg->map_order[n++] = port;
 		}
 		error_context_stack = callback.previous;
@@ -1052,6 +1073,9 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		read_operator(r, op, oj, i, single != NULL);
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
+		op->nout = op->type->nout_from ? op->type->nout_from(&op->params) : 1;
+		op->first_out = cfg->n_slots;
+		cfg->n_slots += op->nout;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
 	}
 	/*
@@ -1114,7 +1138,7 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 	{
 		cfg->n_out = 1;
 		cfg->out_types = keep_alloc0(r, sizeof(SpPortType));
-		cfg->out_types[0] = cfg->n_ops == 1 ? entry_op->type->out_type : SP_PORT_NUMBER;
+		cfg->out_types[0] = cfg->n_ops == 1 ? op_out_type(entry_op, 0) : SP_PORT_NUMBER;
 	}
 
 	if (entry_op->nin < cfg->n_in)
@@ -1143,6 +1167,7 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 	const SpJsonNode *j = sp_json_get(r->doc, pipe, "outputMappings");
 
 	cfg->out_op = keep_alloc0(r, sizeof(int) * cfg->n_out);
+	cfg->out_port = keep_alloc0(r, sizeof(int) * cfg->n_out);
 	cfg->map_order = keep_alloc0(r, sizeof(int) * cfg->n_out);
 	for (int p = 0; p < cfg->n_out; p++)
 		cfg->out_op[p] = -1;
@@ -1150,9 +1175,9 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 		read_output_mappings(r, j);
 	else if (cfg->n_ops == 1 && cfg->n_out == 1)
 	{
-		if (cfg->ops[0].type->out_type != cfg->out_types[0])
+		if (op_out_type(&cfg->ops[0], 0) != cfg->out_types[0])
 			spec_error(errmsg("operator \"%s\" has a %s output, but pipeline output port \"o1\" is %s",
-							  cfg->ops[0].id, sp_port_type_name(cfg->ops[0].type->out_type),
+							  cfg->ops[0].id, sp_port_type_name(op_out_type(&cfg->ops[0], 0)),
 							  sp_port_type_name(cfg->out_types[0])));
 		cfg->out_op[0] = 0;
 		cfg->map_order[0] = 0;
@@ -1563,6 +1588,7 @@ read_program_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 	int			n = 0;
 	SpPortType *types;
 	int		   *out_op;
+	int		   *out_port;
 	int		   *map_order;
 
 	if (j == NULL)
@@ -1621,16 +1647,19 @@ read_program_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 	}
 	types = keep_alloc0(r, sizeof(SpPortType) * n);
 	out_op = keep_alloc0(r, sizeof(int) * n);
+	out_port = keep_alloc0(r, sizeof(int) * n);
 	map_order = keep_alloc0(r, sizeof(int) * n);
 	for (int k = 0; k < n; k++)
 	{
 		types[k] = cfg->out_types[ports[k]];
 		out_op[k] = cfg->out_op[ports[k]];
+		out_port[k] = cfg->out_port[ports[k]];
 		map_order[k] = k;
 	}
 	cfg->n_out = n;
 	cfg->out_types = types;
 	cfg->out_op = out_op;
+	cfg->out_port = out_port;
 	cfg->map_order = map_order;
 }
 

@@ -138,25 +138,45 @@ sp_spec_write(StringInfo buf, const SpConfig *cfg)
 
 			/* control ports after the data ports, as "c1", ... */
 			if (conn->to_port < nd)
-				appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
-								 conn->to_port + 1);
+				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
+								 conn->from_port + 1, conn->to_port + 1);
 			else
-				appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"c%d\"}",
-								 conn->to_port - nd + 1);
+				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
+								 conn->from_port + 1, conn->to_port - nd + 1);
 		}
 	}
 	appendStringInfoString(buf, "], \"entryOperator\": ");
 	escape_json(buf, cfg->ops[cfg->entry].id);
 	appendStringInfoString(buf, ", \"outputMappings\": {");
-	/* one member per operator, its single output mapped to one port */
+	/*
+	 * One member per operator, in the order of its first mapping, holding
+	 * its mappings in their order: an operator of one output has one.
+	 */
 	for (int m = 0; m < cfg->n_out; m++)
 	{
-		int			port = cfg->map_order[m];
+		int			op = cfg->out_op[cfg->map_order[m]];
+		bool		seen = false;
+		bool		first = true;
 
+		for (int e = 0; e < m && !seen; e++)
+			seen = cfg->out_op[cfg->map_order[e]] == op;
+		if (seen)
+			continue;
 		if (m)
 			appendStringInfoString(buf, ", ");
-		escape_json(buf, cfg->ops[cfg->out_op[port]].id);
-		appendStringInfo(buf, ": {\"o1\": \"o%d\"}", port + 1);
+		escape_json(buf, cfg->ops[op].id);
+		appendStringInfoString(buf, ": {");
+		for (int e = m; e < cfg->n_out; e++)
+		{
+			int			port = cfg->map_order[e];
+
+			if (cfg->out_op[port] != op)
+				continue;
+			appendStringInfo(buf, "%s\"o%d\": \"o%d\"", first ? "" : ", ",
+							 cfg->out_port[port] + 1, port + 1);
+			first = false;
+		}
+		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfo(buf, "}, \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
 }

@@ -549,3 +549,74 @@ const SpOpType sp_op_timestamp_extract = {
 	.name = "TimestampExtract", .params = sp_no_params, .nin = 1,
 	.timed = resampler_timed, .step_at = timestamp_extract_step_at,
 };
+
+/*
+ * ---- Demultiplexer: a value on i1 (of portType), numPorts boolean
+ * control ports c1.. and as many outputs: the value goes out on o_k for
+ * every control c_k that is true ----
+ */
+
+static const char *const port_type_words[] = {"number", "boolean", NULL};
+
+static const SpParamDef demux_params[] = {
+	{"numPorts", SP_PARAM_INT, offsetof(SpParams, num_ports), false, 1, 1, SP_MAX_PORTS},
+	{"portType", SP_PARAM_CHOICE, offsetof(SpParams, choice), false, 0, 0, 0, port_type_words},
+	SP_PARAM_END
+};
+
+static int32
+demux_nin(const SpParams *p)
+{
+	return 1 + p->num_ports;
+}
+
+static SpPortType
+demux_value_type(const SpParams *p)
+{
+	return p->choice == 1 ? SP_PORT_BOOLEAN : SP_PORT_NUMBER;
+}
+
+static SpPortType
+demux_in_type_at(const SpParams *p, int port)
+{
+	return port == 0 ? demux_value_type(p) : SP_PORT_BOOLEAN;
+}
+
+static SpPortType
+demux_out_type_at(const SpParams *p, int port)
+{
+	return demux_value_type(p);
+}
+
+static bool
+demux_step_multi(const SpParams *p, void *state, SpRing *rings, const double *in,
+				 double *out, bool *have)
+{
+	bool		any = false;
+
+	for (int k = 0; k < p->num_ports; k++)
+	{
+		if (in[1 + k] == 0.0)
+			continue;
+		out[k] = in[0];
+		have[k] = true;
+		any = true;
+	}
+	return any;
+}
+
+/* with one output port, the engine steps it as any operator */
+static bool
+demux_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	bool		have = false;
+
+	return demux_step_multi(p, state, rings, in, out, &have) && have;
+}
+
+const SpOpType sp_op_demultiplexer = {
+	.name = "Demultiplexer", .params = demux_params, .nin_from = demux_nin,
+	.nctl_from = mux_nctl, .in_type_at = demux_in_type_at,
+	.nout_from = mux_nctl, .out_type_at = demux_out_type_at,
+	.step = demux_step, .step_multi = demux_step_multi,
+};

@@ -105,8 +105,8 @@ run_block_size(const SpConfig *cfg)
 	sz += MAXALIGN(sizeof(bool) * cfg->n_out) * 3;	/* buffered, lazy, emitted */
 	sz += MAXALIGN(sizeof(double) * cfg->n_out) * 2;	/* buffer, emit */
 	sz += MAXALIGN(sizeof(double) * cfg->n_in);
-	sz += MAXALIGN(sizeof(double) * cfg->n_ops);
-	sz += MAXALIGN(sizeof(bool) * cfg->n_ops);
+	sz += MAXALIGN(sizeof(double) * cfg->n_slots);
+	sz += MAXALIGN(sizeof(bool) * cfg->n_slots);
 	sz += MAXALIGN(sizeof(double) * cfg->max_nin);
 	sz += MAXALIGN(sizeof(SpRing) * cfg->n_rings);
 	sz += cfg->state_size;
@@ -137,8 +137,8 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	run->buffer = carve(&p, sizeof(double) * cfg->n_out);
 	run->emit = carve(&p, sizeof(double) * cfg->n_out);
 	run->row_in = carve(&p, sizeof(double) * cfg->n_in);
-	run->val = carve(&p, sizeof(double) * cfg->n_ops);
-	run->have = carve(&p, sizeof(bool) * cfg->n_ops);
+	run->val = carve(&p, sizeof(double) * cfg->n_slots);
+	run->have = carve(&p, sizeof(bool) * cfg->n_slots);
 	run->op_in = carve(&p, sizeof(double) * cfg->max_nin);
 	run->rings = carve(&p, sizeof(SpRing) * cfg->n_rings);
 	run->opstate = carve(&p, cfg->state_size);
@@ -146,7 +146,7 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
 	/* the common case gets a path of its own (run_single) */
-	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1;
+	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 && cfg->ops[0].nout == 1;
 	run->single_lazy = run->single && cfg->ops[0].lazy;
 	return run;
 }
@@ -212,14 +212,15 @@ forward(SpRun *run)
 		const SpOperator *op = &cfg->ops[i];
 		const SpSource *feed = &cfg->feeds[op->first_feed];
 		bool		ready = true;
+		int			o = op->first_out;
 
 		/* an operator runs when every data port received a value this row */
 		for (int j = 0; j < op->nin; j++)
 		{
 			if (feed[j].op < 0)
 				run->op_in[j] = run->row_in[feed[j].port];
-			else if (run->have[feed[j].op])
-				run->op_in[j] = run->val[feed[j].op];
+			else if (run->have[feed[j].slot])
+				run->op_in[j] = run->val[feed[j].slot];
 			else
 			{
 				ready = false;
@@ -227,28 +228,36 @@ forward(SpRun *run)
 			}
 		}
 		if (!ready)
-			run->have[i] = false;
+		{
+			for (int k = 0; k < op->nout; k++)
+				run->have[o + k] = false;
+		}
+		else if (unlikely(op->nout > 1))
+			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+										run->rings + op->first_ring, run->op_in,
+										&run->val[o], &run->have[o]);
 		else if (op->timed)
-			run->have[i] = op->type->step_at(&op->params, run->opstate + op->state_off,
+			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
 											 run->rings + op->first_ring, run->ts,
-											 run->op_in, &run->val[i]);
+											 run->op_in, &run->val[o]);
 		else
-			run->have[i] = op->type->step(&op->params, run->opstate + op->state_off,
+			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
 										  run->rings + op->first_ring, run->op_in,
-										  &run->val[i]);
+										  &run->val[o]);
 		/* a lazy operator's output is computed now only if another needs it */
-		if (run->have[i] && op->lazy && op->feeds_ops)
-			run->val[i] = op_value(run, i);
+		if (run->have[o] && op->lazy && op->feeds_ops)
+			run->val[o] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
 	{
 		int			i = cfg->out_op[j];
+		int			o = cfg->ops[i].first_out + cfg->out_port[j];
 
-		if (run->have[i])
+		if (run->have[o])
 		{
 			run->buffered[j] = true;
 			run->buffer_lazy[j] = cfg->ops[i].lazy && !cfg->ops[i].feeds_ops;
-			run->buffer[j] = run->val[i];
+			run->buffer[j] = run->val[o];
 		}
 	}
 }
@@ -314,7 +323,7 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 		for (int i = 0; i < cfg->n_in; i++)
 			run->row_in[i] = (cfg->in_types[i] == SP_PORT_BOOLEAN) ?
 				(values[i] != 0.0) : values[i];
-		memset(run->have, 0, sizeof(bool) * cfg->n_ops);
+		memset(run->have, 0, sizeof(bool) * cfg->n_slots);
 		forward(run);
 	}
 	return run->n_emitted > 0;
@@ -424,12 +433,12 @@ nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	view.buffer = carve(&c, sizeof(double) * sub->n_out);
 	view.emit = carve(&c, sizeof(double) * sub->n_out);
 	view.row_in = carve(&c, sizeof(double) * sub->n_in);
-	view.val = carve(&c, sizeof(double) * sub->n_ops);
-	view.have = carve(&c, sizeof(bool) * sub->n_ops);
+	view.val = carve(&c, sizeof(double) * sub->n_slots);
+	view.have = carve(&c, sizeof(bool) * sub->n_slots);
 	view.op_in = carve(&c, sizeof(double) * sub->max_nin);
 	view.opstate = (char *) state + nested_sub_offset(sub);
 	view.rings = rings;
-	view.single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1;
+	view.single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1 && sub->ops[0].nout == 1;
 	view.single_lazy = view.single && sub->ops[0].lazy;
 	view.ts = ts;
 	view.has_key = h->has_key != 0;

@@ -178,7 +178,7 @@ typedef struct SpOpType
 	int			nin;
 	int32		(*nin_from) (const SpParams *p);
 	SpPortType	in_type;
-	SpPortType	out_type;		/* every operator has exactly one output */
+	SpPortType	out_type;		/* the type of its output (of each, see nout_from) */
 
 	/*
 	 * Optional: control ports, the last nctl_from() of the nin ports, named
@@ -187,6 +187,18 @@ typedef struct SpOpType
 	 */
 	int32		(*nctl_from) (const SpParams *p);
 	SpPortType	(*in_type_at) (const SpParams *p, int port);
+
+	/*
+	 * Optional: several output ports ("o1", "o2", ...; NULL: one), and the
+	 * type of each when they differ (NULL: out_type).  An operator with more
+	 * than one steps with step_multi, which sets out[k] and have[k] for the
+	 * ports it produces on and returns whether it produced on any; it is
+	 * never lazy.
+	 */
+	int32		(*nout_from) (const SpParams *p);
+	SpPortType	(*out_type_at) (const SpParams *p, int port);
+	bool		(*step_multi) (const SpParams *p, void *state, SpRing *rings,
+							   const double *in, double *out, bool *have);
 
 	/*
 	 * Cross-parameter checks, and derived defaults filled in; returns NULL
@@ -337,7 +349,8 @@ typedef struct SpOpType
 	X(sp_op_moving_key_count) \
 	X(sp_op_resampler_constant) \
 	X(sp_op_multiplexer) \
-	X(sp_op_timestamp_extract)
+	X(sp_op_timestamp_extract) \
+	X(sp_op_demultiplexer)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
