@@ -115,8 +115,35 @@ FROM nested_state, (VALUES
   ('as written', '', ''),
   ('no key, a sum', '"has_key": 1, "key": 2', '"has_key": 0, "key": 0'),
   ('has_key 2', '"has_key": 1', '"has_key": 2'),
-  ('nothing buffered, a buffer', '"buffered": 1', '"buffered": 0'),
+  ('nothing buffered, a buffer', '"buffered": [1]', '"buffered": [0]'),
+  ('buffered 2', '"buffered": [1]', '"buffered": [2]'),
   ('a field renamed', '"sum/', '"total/')) AS c(label, old, new);
+
+-- A nested Pipeline of several output ports: its o1, o2, ... are the
+-- operator's, in connections and output mappings.  Per shift, the sum and
+-- the count, and whether the sum passed 300 (a boolean port); rows 101,
+-- 102, 203, 204, 105 emit shift 1 (203, 2, false) on row 3 and shift 2
+-- (407, 2, true) on row 5, closed with the outer segment by the
+-- punctuation (whose buffer holds them).
+CREATE TABLE multi AS SELECT '{"type": "Pipeline", "output_port_types": ["number", "number", "boolean"],
+  "operators": [{"type": "Identity", "id": "in"}, {"type": "Scale", "id": "k", "value": 0.01},
+                {"type": "Floor", "id": "shift"},
+                {"type": "Pipeline", "id": "per_shift", "output_port_types": ["number", "number", "boolean"],
+                 "operators": [{"type": "Identity", "id": "x"}, {"type": "CumulativeSum", "id": "sum"},
+                               {"type": "CountNumber", "id": "n"}, {"type": "CompareGT", "id": "big", "value": 300}],
+                 "connections": [{"from": "x", "to": "sum"}, {"from": "x", "to": "n"}, {"from": "sum", "to": "big"}],
+                 "entryOperator": "x",
+                 "outputMappings": {"sum": {"o1": "o1"}, "n": {"o1": "o2"}, "big": {"o1": "o3"}}}],
+  "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "shift"},
+                  {"from": "shift", "to": "per_shift", "toPort": "c1"}, {"from": "in", "to": "per_shift"}],
+  "entryOperator": "in",
+  "outputMappings": {"per_shift": {"o1": "o1", "o2": "o2", "o3": "o3"}}}'::text AS spec;
+SELECT spec::pipeline::text::pipeline = spec::pipeline AS reads_back FROM multi;
+SELECT i, segment_agg(ARRAY[v], k, (SELECT spec FROM multi)::pipeline) OVER (ORDER BY i)
+FROM (VALUES (1, 101, 0), (2, 102, 0), (3, 203, 0), (4, 204, 0), (5, 105, 0), (6, NULL, 1)) AS t(i, v, k);
+SELECT pipeline_agg(at(i), ARRAY[v], 1, (SELECT spec FROM multi)::pipeline ORDER BY i)::text::jsonb
+         -> 'state' -> 'operators' -> 'per_shift' AS state
+FROM (VALUES (1, 101), (2, 102), (3, 203)) AS t(i, v);
 
 -- A nested pipeline's state counts towards the outer one's cap: four
 -- windows of 1000000 values outside and five inside are nine, more than
@@ -129,13 +156,6 @@ SELECT try_spec(s) FROM (VALUES
   ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"},
      {"type": "Pipeline", "id": "p", "operators": [{"type": "Identity", "id": "x"}]}],
     "connections": [{"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}'),
-  ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"},
-     {"type": "Pipeline", "id": "p", "output_port_types": ["number", "number"],
-      "operators": [{"type": "Identity", "id": "x"}, {"type": "CountNumber", "id": "n"}],
-      "connections": [{"from": "x", "to": "n"}], "entryOperator": "x",
-      "outputMappings": {"x": {"o1": "o1"}, "n": {"o1": "o2"}}}],
-    "connections": [{"from": "in", "to": "p"}, {"from": "in", "to": "p", "toPort": "c1"}],
-    "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}'),
   ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"},
      {"type": "Pipeline", "id": "p", "operators": [{"type": "Identty", "id": "x"}]}],
     "connections": [{"from": "in", "to": "p"}, {"from": "in", "to": "p", "toPort": "c1"}],

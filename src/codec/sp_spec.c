@@ -603,12 +603,6 @@ read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
 	/* the operator's id is the pipeline's */
 	if (!has_id)
 		sub->id = op->id;
-	if (sub->n_out != 1 || sub->out_types[0] != SP_PORT_NUMBER)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a nested Pipeline with other output ports than one number port is not supported"),
-				 errdetail("Pipeline \"%s\" has %d output ports.", op->id, sub->n_out),
-				 errhint("Nest one Pipeline per output, or put a BooleanToNumber before a boolean output.")));
 	op->type = &sp_op_pipeline;
 	op->params.sub = sub;
 	op->nin = sub->n_in + 1;

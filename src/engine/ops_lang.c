@@ -589,7 +589,7 @@ demux_out_type_at(const SpParams *p, int port)
 }
 
 static bool
-demux_step_multi(const SpParams *p, void *state, SpRing *rings, const double *in,
+demux_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts, const double *in,
 				 double *out, bool *have)
 {
 	bool		any = false;
@@ -611,7 +611,7 @@ demux_step(const SpParams *p, void *state, SpRing *rings, const double *in, doub
 {
 	bool		have = false;
 
-	return demux_step_multi(p, state, rings, in, out, &have) && have;
+	return demux_step_multi(p, state, rings, 0, in, out, &have) && have;
 }
 
 const SpOpType sp_op_demultiplexer = {

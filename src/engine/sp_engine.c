@@ -234,7 +234,7 @@ forward(SpRun *run)
 		}
 		else if (unlikely(op->nout > 1))
 			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
-										run->rings + op->first_ring, run->op_in,
+										run->rings + op->first_ring, run->ts, run->op_in,
 										&run->val[o], &run->have[o]);
 		else if (op->timed)
 			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
@@ -347,14 +347,34 @@ sp_run_buffer_value(const SpRun *run, int i)
 
 /* ---- a Pipeline inside a pipeline ---- */
 
-/* What a nested run keeps between rows, at the start of its fixed state. */
+/*
+ * What a nested run keeps between rows, at the start of its fixed state:
+ * NestedHeader, then per output port whether it holds a value (1 or 0) and
+ * the value (float8 arrays, so that the state visitor walks them).
+ */
 typedef struct NestedHeader
 {
 	int64		has_key;		/* 0 or 1 */
 	double		key;			/* the current nested segment's key */
-	int64		buffered;		/* 0 or 1: its output port holds a value */
-	double		buffer;
 } NestedHeader;
+
+static double *
+nested_buffered(void *state)
+{
+	return (double *) ((char *) state + sizeof(NestedHeader));
+}
+
+static double *
+nested_buffer(void *state, const SpConfig *sub)
+{
+	return nested_buffered(state) + sub->n_out;
+}
+
+static Size
+nested_header_size(const SpConfig *sub)
+{
+	return MAXALIGN(sizeof(NestedHeader) + 2 * sizeof(double) * sub->n_out);
+}
 
 /*
  * The nested run's per-row scratch (the parts of an SpRun's block that a
@@ -371,7 +391,7 @@ nested_scratch_size(const SpConfig *sub)
 static Size
 nested_sub_offset(const SpConfig *sub)
 {
-	return MAXALIGN(sizeof(NestedHeader)) + nested_scratch_size(sub);
+	return nested_header_size(sub) + nested_scratch_size(sub);
 }
 
 static size_t
@@ -399,10 +419,22 @@ nested_nctl(const SpParams *p)
 	return 1;
 }
 
+static int32
+nested_nout(const SpParams *p)
+{
+	return p->sub->n_out;
+}
+
 static SpPortType
 nested_in_type_at(const SpParams *p, int port)
 {
 	return port < p->sub->n_in ? p->sub->in_types[port] : SP_PORT_NUMBER;
+}
+
+static SpPortType
+nested_out_type_at(const SpParams *p, int port)
+{
+	return p->sub->out_types[port];
 }
 
 static bool
@@ -412,12 +444,14 @@ nested_timed(const SpParams *p)
 }
 
 static bool
-nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
-			   const double *in, double *out)
+nested_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
+				  const double *in, double *out, bool *have)
 {
 	const SpConfig *sub = p->sub;
 	NestedHeader *h = state;
-	char	   *scratch = (char *) state + MAXALIGN(sizeof(NestedHeader));
+	double	   *buffered = nested_buffered(state);
+	double	   *buffer = nested_buffer(state, sub);
+	char	   *scratch = (char *) state + nested_header_size(sub);
 	char	   *c = scratch;
 	double		key = in[sub->n_in];
 	SpKeyEvent	event;
@@ -442,8 +476,11 @@ nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	view.single_lazy = view.single && sub->ops[0].lazy;
 	view.ts = ts;
 	view.has_key = h->has_key != 0;
-	view.buffered[0] = h->buffered != 0;
-	view.buffer[0] = h->buffer;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		view.buffered[k] = buffered[k] != 0;
+		view.buffer[k] = buffer[k];
+	}
 
 	/* keys compare as float8 does: NaN equals NaN, -0 equals 0 */
 	if (h->has_key && float8_eq(key, h->key))
@@ -454,16 +491,32 @@ nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 		h->key = key;
 	}
 	emitted = sp_run_row(&view, in, event);
-	if (emitted)
-		*out = view.emit[0];
-	/* a lazy output is computed now: the header keeps values, not laziness */
-	if (view.buffered[0] && view.buffer_lazy[0])
-		view.buffer[0] = sp_run_buffer_value(&view, 0);
 	h->has_key = 1;
-	h->buffered = view.buffered[0] ? 1 : 0;
-	h->buffer = view.buffered[0] ? view.buffer[0] : 0.0;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		if (view.emitted[k])
+		{
+			out[k] = view.emit[k];
+			have[k] = true;
+		}
+		/* a lazy output is computed now: the header keeps values, not laziness */
+		if (view.buffered[k] && view.buffer_lazy[k])
+			view.buffer[k] = sp_run_buffer_value(&view, k);
+		buffered[k] = view.buffered[k] ? 1 : 0;
+		buffer[k] = view.buffered[k] ? view.buffer[k] : 0.0;
+	}
 	memset(scratch, 0, nested_scratch_size(sub));
 	return emitted;
+}
+
+/* with one output port, the engine steps it as any operator */
+static bool
+nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			   const double *in, double *out)
+{
+	bool		have = false;
+
+	return nested_step_multi(p, state, rings, ts, in, out, &have) && have;
 }
 
 static bool
@@ -527,8 +580,8 @@ nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 
 	v->i64(v, "has_key", &h->has_key);
 	v->f64(v, "key", &h->key);
-	v->i64(v, "buffered", &h->buffered);
-	v->f64(v, "buffer", &h->buffer);
+	v->f64s(v, "buffered", nested_buffered(state), sub->n_out);
+	v->f64s(v, "buffer", nested_buffer(state, sub), sub->n_out);
 	for (int i = 0; i < sub->n_ops; i++)
 	{
 		const SpOperator *op = &sub->ops[i];
@@ -556,14 +609,24 @@ nested_check(const SpParams *p, const void *state, const SpRing *rings)
 	const NestedHeader *h = state;
 	const char *substate = (const char *) state + nested_sub_offset(sub);
 
-	if ((h->has_key != 0 && h->has_key != 1) || (h->buffered != 0 && h->buffered != 1))
-		return "has_key and buffered must be 0 or 1";
-	if (!h->buffered && (h->buffer != 0 || signbit(h->buffer)))
-		return "buffer must be 0 when nothing is buffered";
+	const double *buffered = nested_buffered((void *) state);
+	const double *buffer = nested_buffer((void *) state, sub);
+	bool		any = false;
+
+	if (h->has_key != 0 && h->has_key != 1)
+		return "has_key must be 0 or 1";
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		if (buffered[k] != 0 && buffered[k] != 1)
+			return "buffered must hold 0 or 1 per output port";
+		if (buffered[k] == 0 && (buffer[k] != 0 || signbit(buffer[k])))
+			return "buffer must be 0 where nothing is buffered";
+		any |= buffered[k] != 0;
+	}
 	if (!h->has_key)
 	{
 		/* before its first row a nested pipeline holds nothing */
-		if (h->buffered || h->key != 0 || signbit(h->key) ||
+		if (any || h->key != 0 || signbit(h->key) ||
 			!all_zero(substate, sub->state_size))
 			return "a nested pipeline without a key must hold nothing";
 		for (int r = 0; r < sub->n_rings; r++)
@@ -604,6 +667,9 @@ const SpOpType sp_op_pipeline = {
 	.nin_from = nested_nin,
 	.nctl_from = nested_nctl,
 	.in_type_at = nested_in_type_at,
+	.nout_from = nested_nout,
+	.out_type_at = nested_out_type_at,
+	.step_multi = nested_step_multi,
 	.state_size = nested_state_size,
 	.rings = nested_rings,
 	.step = nested_step,

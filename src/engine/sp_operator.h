@@ -191,13 +191,14 @@ typedef struct SpOpType
 	/*
 	 * Optional: several output ports ("o1", "o2", ...; NULL: one), and the
 	 * type of each when they differ (NULL: out_type).  An operator with more
-	 * than one steps with step_multi, which sets out[k] and have[k] for the
-	 * ports it produces on and returns whether it produced on any; it is
-	 * never lazy.
+	 * than one steps with step_multi (given the row's timestamp, which only
+	 * a timed operator reads), which sets out[k] and have[k] for the ports
+	 * it produces on and returns whether it produced on any; it is never
+	 * lazy.
 	 */
 	int32		(*nout_from) (const SpParams *p);
 	SpPortType	(*out_type_at) (const SpParams *p, int port);
-	bool		(*step_multi) (const SpParams *p, void *state, SpRing *rings,
+	bool		(*step_multi) (const SpParams *p, void *state, SpRing *rings, int64 ts,
 							   const double *in, double *out, bool *have);
 
 	/*
