@@ -356,24 +356,25 @@ typedef struct NestedHeader
 {
 	int64		has_key;		/* 0 or 1 */
 	double		key;			/* the current nested segment's key */
+	double		ports[FLEXIBLE_ARRAY_MEMBER];	/* buffered[n_out], buffer[n_out] */
 } NestedHeader;
 
 static double *
 nested_buffered(void *state)
 {
-	return (double *) ((char *) state + sizeof(NestedHeader));
+	return ((NestedHeader *) state)->ports;
 }
 
 static double *
 nested_buffer(void *state, const SpConfig *sub)
 {
-	return nested_buffered(state) + sub->n_out;
+	return ((NestedHeader *) state)->ports + sub->n_out;
 }
 
 static Size
 nested_header_size(const SpConfig *sub)
 {
-	return MAXALIGN(sizeof(NestedHeader) + 2 * sizeof(double) * sub->n_out);
+	return MAXALIGN(offsetof(NestedHeader, ports) + 2 * sizeof(double) * sub->n_out);
 }
 
 /*
