@@ -34,10 +34,12 @@ OBJS = \
 	src/engine/ops_arith.o \
 	src/engine/ops_dsp.o \
 	src/engine/ops_time.o \
+	src/engine/ops_lang.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
 	src/codec/sp_spec_write.o \
+	src/codec/sp_spec_proto.o \
 	src/codec/sp_state.o \
 	src/codec/sp_codec.o \
 	src/server/sp_config_cache.o \
@@ -55,7 +57,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile time
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg pipeline_state segment_state maintain corrections casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

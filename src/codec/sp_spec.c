@@ -236,7 +236,9 @@ typedef enum MemberOwner
 	OWNER_PIPELINE,
 	OWNER_CONNECTION,
 	OWNER_OPERATOR,				/* its type's parameters are members too */
-	OWNER_SHORTHAND				/* the same, the operator being the whole spec */
+	OWNER_SHORTHAND,			/* the same, the operator being the whole spec */
+	OWNER_PROGRAM,				/* a program (the original's form) */
+	OWNER_PORT_OPERATOR			/* a program's Input or Output */
 } MemberOwner;
 
 /*
@@ -311,6 +313,15 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 				spec_error(errmsg("unrecognized pipeline field \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, psprintf("The fields of a pipeline are %s.",
 														   quoted_list(names, list_length(names), "and"))));
+				break;
+			case OWNER_PROGRAM:
+				spec_error(errmsg("unrecognized program field \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, psprintf("The fields of a program are %s.",
+														   quoted_list(names, list_length(names), "and"))));
+				break;
+			case OWNER_PORT_OPERATOR:
+				spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, "The only parameter of Input and Output is \"portTypes\"."));
 				break;
 			case OWNER_CONNECTION:
 				spec_error(errmsg("unrecognized connection field \"%s\"", sp_json_shown(s.input)),
@@ -418,6 +429,36 @@ parse_port(const char *s, char prefix, int limit)
 	return n - 1;
 }
 
+/* The type of an operator's input port (0-based, controls included). */
+static SpPortType
+op_in_type(const SpOperator *op, int port)
+{
+	return op->type->in_type_at ? op->type->in_type_at(&op->params, port) : op->type->in_type;
+}
+
+/* The type of an operator's output port (0-based). */
+static SpPortType
+op_out_type(const SpOperator *op, int port)
+{
+	return op->type->out_type_at ? op->type->out_type_at(&op->params, port) : op->type->out_type;
+}
+
+/* An operator's data ports: its ports but the controls. */
+static int
+op_ndata(const SpOperator *op)
+{
+	return op->nin - (op->type->nctl_from ? op->type->nctl_from(&op->params) : 0);
+}
+
+/* "i3", or "c1" for a control port */
+static char *
+op_port_name(const SpOperator *op, int port)
+{
+	int			nd = op_ndata(op);
+
+	return port < nd ? psprintf("i%d", port + 1) : psprintf("c%d", port - nd + 1);
+}
+
 /* ---- operators ---- */
 
 /* Where an error arises while one operator is read. */
@@ -505,6 +546,13 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 				memcpy(field, &us, sizeof(us));
 				break;
 			}
+		case SP_PARAM_BOOL:
+			if (kind != SPJ_BOOL)
+				spec_error(errmsg("\"%s\" must be true or false, not %s",
+								  d->name, sp_json_kind_name(kind)));
+			ival = sp_json_bool(r->doc, j) ? 1 : 0;
+			memcpy(field, &ival, sizeof(ival));
+			break;
 		case SP_PARAM_CHOICE:
 			for (ival = 0; kind == SPJ_STRING && d->choices[ival]; ival++)
 				if (sp_json_string_eq(r->doc, j, d->choices[ival]))
@@ -536,6 +584,28 @@ check_misspelt_type(SpecReader *r, const SpJsonNode *j)
 			spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
 					   errhint_suggestion(&s, NULL));
 	}
+}
+
+static SpConfig *read_spec(SpecReader *r, const SpJsonNode *doc);
+
+/*
+ * A Pipeline among the operators: read as a spec of its own, with a reader
+ * of its own, and kept as the parameter of a sp_op_pipeline operator.
+ */
+static void
+read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
+{
+	SpecReader	saved = *r;
+	SpConfig   *sub;
+
+	sub = read_spec(r, j);
+	*r = saved;
+	/* the operator's id is the pipeline's */
+	if (!has_id)
+		sub->id = op->id;
+	op->type = &sp_op_pipeline;
+	op->params.sub = sub;
+	op->nin = sub->n_in + 1;
 }
 
 /*
@@ -577,6 +647,12 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		check_misspelt_type(r, j);
 	typej = string_member(r, j, "type", true);
 	type = sp_json_string(r->doc, typej);
+	if (!single && strcmp(type, "Pipeline") == 0)
+	{
+		read_nested(r, op, j, idj != NULL);
+		error_context_stack = callback.previous;
+		return;
+	}
 	op->type = sp_find_op_type(type);
 	if (op->type == NULL)
 	{
@@ -608,7 +684,7 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 			continue;
 		if (d->required)
 			spec_error(errmsg("parameter \"%s\" is required", d->name));
-		if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE)
+		if (d->kind == SP_PARAM_INT || d->kind == SP_PARAM_CHOICE || d->kind == SP_PARAM_BOOL)
 		{
 			int32		v = (int32) d->dflt;
 
@@ -724,6 +800,7 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		const SpOperator *from,
 				   *to;
 		int			from_i,
+					from_port,
 					to_i,
 					to_port;
 		SpSource   *feed;
@@ -738,30 +815,48 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		to = &cfg->ops[to_i];
 		fp = string_member(r, cj, "fromPort", false);
 		tp = string_member(r, cj, "toPort", false);
-		if (fp && parse_port(sp_json_string(r->doc, fp), 'o', 1) != 0)
+		from_port = fp ? parse_port(sp_json_string(r->doc, fp), 'o', from->nout) : 0;
+		if (from_port < 0 && from->nout == 1)
 			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
 							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
-					   errdetail("Every operator has one output port, \"o1\"."));
-		to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', to->nin) : 0;
+					   errdetail("Operator \"%s\" has one output port, \"o1\".", from->id));
+		if (from_port < 0)
+			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
+							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
+					   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
+								 from->id, from->nout));
+		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && op_ndata(to) < to->nin)
+		{
+			to_port = parse_port(sp_json_string(r->doc, tp), 'c', to->nin - op_ndata(to));
+			if (to_port >= 0)
+				to_port += op_ndata(to);
+		}
+		else
+			to_port = tp ? parse_port(sp_json_string(r->doc, tp), 'i', op_ndata(to)) : 0;
+		if (to_port < 0 && op_ndata(to) < to->nin)
+			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
+							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+					   errdetail("Operator \"%s\" has data ports \"i1\" to \"i%d\" and control ports \"c1\" to \"c%d\".",
+								 to->id, op_ndata(to), to->nin - op_ndata(to)));
 		if (to_port < 0)
 			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
 							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
 					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
 										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
 										to->nin, to->id, to->nin, to->nin));
-		if (from->type->out_type != to->type->in_type)
+		if (op_out_type(from, from_port) != op_in_type(to, to_port))
 			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
-							  sp_port_type_name(from->type->out_type), from->id,
-							  sp_port_type_name(to->type->in_type), to->id),
-					   from->type->out_type == SP_PORT_BOOLEAN ?
+							  sp_port_type_name(op_out_type(from, from_port)), from->id,
+							  sp_port_type_name(op_in_type(to, to_port)), to->id),
+					   op_out_type(from, from_port) == SP_PORT_BOOLEAN ?
 					   errhint("Put a BooleanToNumber operator between them.") : 0);
 		feed = &cfg->feeds[to->first_feed + to_port];
 		if (feed->op != -2)
 		{
 			int			by = r->fed_by[to->first_feed + to_port];
 
-			spec_error(errmsg("input port \"i%d\" of operator \"%s\" is fed twice",
-							  to_port + 1, to->id),
+			spec_error(errmsg("input port \"%s\" of operator \"%s\" is fed twice",
+							  op_port_name(to, to_port), to->id),
 					   by < 0 ?
 					   errdetail("Pipeline input port %d feeds it, as \"%s\" is the entry operator.",
 								 feed->port + 1, to->id) :
@@ -769,9 +864,11 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 		}
 		feed->op = from_i;
 		feed->port = 0;
+		feed->slot = from->first_out + from_port;
 		r->fed_by[to->first_feed + to_port] = c;
 		cfg->ops[from_i].feeds_ops = true;
 		cfg->conns[c].from = from_i;
+		cfg->conns[c].from_port = from_port;
 		cfg->conns[c].to = to_i;
 		cfg->conns[c].to_port = to_port;
 	}
@@ -875,11 +972,9 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 	{
 		const SpJsonNode *pm = sp_json_value(k);
 		int			op;
-		const SpOpType *t;
 
 		opname = sp_json_string(r->doc, k);
 		op = require_op(r, opname, "outputMappings");
-		t = cfg->ops[op].type;
 		error_context_stack = &callback;
 		if (sp_json_kind(pm) != SPJ_OBJECT || sp_json_first(pm) == NULL)
 			spec_error(errmsg("output mapping must be a non-empty JSON object"),
@@ -888,11 +983,17 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 		{
 			const SpJsonNode *pv = sp_json_value(pk);
 			char	   *name = sp_json_string(r->doc, pk);
+			const SpOperator *o = &cfg->ops[op];
 			int			port;
+			int			from_port = parse_port(name, 'o', o->nout);
 
-			if (parse_port(name, 'o', 1) != 0)
+			if (from_port < 0 && o->nout == 1)
 				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
-						   errdetail("Every operator has one output port, \"o1\"."));
+						   errdetail("Operator \"%s\" has one output port, \"o1\".", opname));
+			if (from_port < 0)
+				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", opname, sp_json_shown(name)),
+						   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
+									 opname, o->nout));
 			if (sp_json_kind(pv) != SPJ_STRING)
 				spec_error(errmsg("pipeline output port must be a string such as \"o1\", not %s",
 								  sp_json_kind_name(sp_json_kind(pv))));
@@ -907,13 +1008,14 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
 				spec_error(errmsg("pipeline output port \"o%d\" is mapped twice", port + 1),
 						   errdetail("Operator \"%s\" is mapped to it already.",
 									 cfg->ops[cfg->out_op[port]].id));
-			if (t->out_type != cfg->out_types[port])
+			if (op_out_type(o, from_port) != cfg->out_types[port])
 				spec_error(errmsg("cannot map a %s output to %s pipeline output port \"o%d\"",
-								  sp_port_type_name(t->out_type),
+								  sp_port_type_name(op_out_type(o, from_port)),
 								  sp_port_type_name(cfg->out_types[port]), port + 1),
-						   t->out_type == SP_PORT_BOOLEAN ?
+						   op_out_type(o, from_port) == SP_PORT_BOOLEAN ?
 						   errhint("Put a BooleanToNumber operator after operator \"%s\".", opname) : 0);
 			cfg->out_op[port] = op;
+			cfg->out_port[port] = from_port;
 			cfg->map_order[n++] = port;
 		}
 		error_context_stack = callback.previous;
@@ -965,6 +1067,9 @@ read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
 		read_operator(r, op, oj, i, single != NULL);
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
+		op->nout = op->type->nout_from ? op->type->nout_from(&op->params) : 1;
+		op->first_out = cfg->n_slots;
+		cfg->n_slots += op->nout;
 		cfg->max_nin = Max(cfg->max_nin, op->nin);
 	}
 	/*
@@ -1019,7 +1124,7 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 		cfg->n_in = entry_op->nin;
 		cfg->in_types = keep_alloc0(r, sizeof(SpPortType) * cfg->n_in);
 		for (int i = 0; i < cfg->n_in; i++)
-			cfg->in_types[i] = entry_op->type->in_type;
+			cfg->in_types[i] = op_in_type(entry_op, i);
 	}
 	if ((j = sp_json_get(r->doc, pipe, "output_port_types")) != NULL)
 		cfg->n_out = read_port_types(r, j, "output_port_types", &cfg->out_types);
@@ -1027,7 +1132,7 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 	{
 		cfg->n_out = 1;
 		cfg->out_types = keep_alloc0(r, sizeof(SpPortType));
-		cfg->out_types[0] = cfg->n_ops == 1 ? entry_op->type->out_type : SP_PORT_NUMBER;
+		cfg->out_types[0] = cfg->n_ops == 1 ? op_out_type(entry_op, 0) : SP_PORT_NUMBER;
 	}
 
 	if (entry_op->nin < cfg->n_in)
@@ -1038,10 +1143,10 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 									entry_op->nin, entry_op->id, entry_op->nin, cfg->n_in));
 	for (int i = 0; i < cfg->n_in; i++)
 	{
-		if (cfg->in_types[i] != entry_op->type->in_type)
+		if (cfg->in_types[i] != op_in_type(entry_op, i))
 			spec_error(errmsg("pipeline input port %d is %s, but entry operator \"%s\" takes %s",
 							  i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
-							  sp_port_type_name(entry_op->type->in_type)));
+							  sp_port_type_name(op_in_type(entry_op, i))));
 		cfg->feeds[entry_op->first_feed + i].op = -1;
 		cfg->feeds[entry_op->first_feed + i].port = i;
 		r->fed_by[entry_op->first_feed + i] = -1;
@@ -1056,6 +1161,7 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 	const SpJsonNode *j = sp_json_get(r->doc, pipe, "outputMappings");
 
 	cfg->out_op = keep_alloc0(r, sizeof(int) * cfg->n_out);
+	cfg->out_port = keep_alloc0(r, sizeof(int) * cfg->n_out);
 	cfg->map_order = keep_alloc0(r, sizeof(int) * cfg->n_out);
 	for (int p = 0; p < cfg->n_out; p++)
 		cfg->out_op[p] = -1;
@@ -1063,9 +1169,9 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 		read_output_mappings(r, j);
 	else if (cfg->n_ops == 1 && cfg->n_out == 1)
 	{
-		if (cfg->ops[0].type->out_type != cfg->out_types[0])
+		if (op_out_type(&cfg->ops[0], 0) != cfg->out_types[0])
 			spec_error(errmsg("operator \"%s\" has a %s output, but pipeline output port \"o1\" is %s",
-							  cfg->ops[0].id, sp_port_type_name(cfg->ops[0].type->out_type),
+							  cfg->ops[0].id, sp_port_type_name(op_out_type(&cfg->ops[0], 0)),
 							  sp_port_type_name(cfg->out_types[0])));
 		cfg->out_op[0] = 0;
 		cfg->map_order[0] = 0;
@@ -1136,12 +1242,470 @@ read_spec(SpecReader *r, const SpJsonNode *doc)
 	for (int i = 0; i < cfg->n_ops; i++)
 		for (int p = 0; p < cfg->ops[i].nin; p++)
 			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"i%d\" of operator \"%s\" is not connected",
-								  p + 1, cfg->ops[i].id));
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  op_port_name(&cfg->ops[i], p), cfg->ops[i].id));
 	order_operators(r);
 
 	read_outputs(r, pipe);
 	return cfg;
+}
+
+/* ---- programs: the original's Input, one Pipeline and an Output ---- */
+
+static const char *const program_fields[] = {
+	"operators", "connections", "entryOperator", "output",
+	"title", "description", "apiVersion", NULL
+};
+static const char *const port_operator_fields[] = {"type", "id", "portTypes", NULL};
+
+/* The program's own operators: at most these three are allowed. */
+typedef enum ProgramRole
+{
+	ROLE_INPUT,
+	ROLE_PIPELINE,
+	ROLE_OUTPUT,
+	N_ROLES
+} ProgramRole;
+
+static const char *const role_names[] = {"Input", "Pipeline", "Output"};
+
+typedef struct ProgramReader
+{
+	const SpJsonNode *node[N_ROLES];	/* NULL when absent */
+	const char *id[N_ROLES];
+	int			nports[N_ROLES];	/* Input, Output: their ports */
+	SpPortType *types[N_ROLES];
+	int		   *input_to;		/* per Input port: the Pipeline data port it
+								 * feeds, SP_MAX_PORTS for c1, -1 none */
+	int		   *output_from;	/* per Output port: the Pipeline output port
+								 * feeding it, -1 none */
+} ProgramReader;
+
+static void
+program_place_context(void *arg)
+{
+	errcontext("%s", (const char *) arg);
+}
+
+/* Which of the program's operators id names; refused when none. */
+static ProgramRole
+program_op(SpecReader *r, ProgramReader *p, const char *id, const char *field)
+{
+	Suggestion s;
+
+	for (int k = 0; k < N_ROLES; k++)
+		if (p->id[k] && strcmp(p->id[k], id) == 0)
+			return (ProgramRole) k;
+	suggest_init(&s, id);
+	for (int k = 0; k < N_ROLES; k++)
+		if (p->id[k])
+			suggest_consider(&s, p->id[k]);
+	spec_error(errmsg("operator \"%s\" named in \"%s\" does not exist", sp_json_shown(id), field),
+			   errhint_suggestion(&s, NULL));
+	pg_unreachable();
+}
+
+/* An Input's or Output's "portTypes". */
+static void
+read_port_operator(SpecReader *r, ProgramReader *p, ProgramRole role, const SpJsonNode *j)
+{
+	const SpJsonNode *pt;
+
+	check_members(r, j, port_operator_fields, OWNER_PORT_OPERATOR, NULL);
+	pt = sp_json_get(r->doc, j, "portTypes");
+	if (pt == NULL)
+		spec_error(errmsg("parameter \"portTypes\" is required"));
+	p->nports[role] = read_port_types(r, pt, "portTypes", &p->types[role]);
+}
+
+static void
+read_program_operators(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
+{
+	const SpJsonNode *ops = sp_json_get(r->doc, doc, "operators");
+	int			i = 0;
+
+	if (ops == NULL)
+		spec_error(errmsg("\"operators\" is required"));
+	if (sp_json_kind(ops) != SPJ_ARRAY || sp_json_first(ops) == NULL)
+		spec_error(errmsg("\"operators\" must be a non-empty array"));
+	for (const SpJsonNode *oj = sp_json_first(ops); oj; oj = sp_json_next(ops, oj), i++)
+	{
+		OperatorPlace place = {i, NULL, NULL};
+		ErrorContextCallback callback;
+		const SpJsonNode *idj;
+		char	   *type;
+		int			role = -1;
+
+		callback.callback = operator_context;
+		callback.arg = &place;
+		callback.previous = error_context_stack;
+		error_context_stack = &callback;
+		if (sp_json_kind(oj) != SPJ_OBJECT)
+			spec_error(errmsg("operator must be a JSON object, not %s",
+							  sp_json_kind_name(sp_json_kind(oj))));
+		idj = string_member(r, oj, "id", true);
+		if (sp_json_string_eq(r->doc, idj, "") ||
+			sp_json_string_length(r->doc, idj) > SPEC_MAX_ID_LEN)
+			spec_error(errmsg("\"id\" must be a non-empty string of at most %d bytes",
+							  SPEC_MAX_ID_LEN));
+		place.id = sp_json_string(r->doc, idj);
+		type = sp_json_string(r->doc, string_member(r, oj, "type", true));
+		for (int k = 0; k < N_ROLES; k++)
+			if (strcmp(type, role_names[k]) == 0)
+				role = k;
+		if (role < 0)
+		{
+			if (sp_find_op_type(type) == NULL)
+			{
+				Suggestion s;
+				const SpOpType *t;
+
+				suggest_init(&s, type);
+				for (int k = 0; k < N_ROLES; k++)
+					suggest_consider(&s, role_names[k]);
+				for (int k = 0; (t = sp_op_type_at(k)) != NULL; k++)
+					suggest_consider(&s, t->name);
+				spec_error(errmsg("unrecognized operator type \"%s\"", sp_json_shown(type)),
+						   errhint_suggestion(&s, "The operator types are listed under \"Operators\" in docs/reference.md."));
+			}
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("operator \"%s\" outside the program's Pipeline is not supported",
+							sp_json_shown(place.id)),
+					 errdetail("A program is an Input, one Pipeline and an Output: the Pipeline's segments are the rows of equal keys."),
+					 errhint("Move it into the Pipeline's \"operators\".")));
+		}
+		for (int k = 0; k < N_ROLES; k++)
+			if (p->id[k] && strcmp(p->id[k], place.id) == 0)
+				spec_error(errmsg("duplicate operator id \"%s\"", sp_json_shown(place.id)));
+		if (p->node[role] != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a program with more than one %s is not supported", role_names[role]),
+					 errdetail("Operator \"%s\" is its %s already.", p->id[role], role_names[role])));
+		p->node[role] = oj;
+		p->id[role] = place.id;
+		if (role != ROLE_PIPELINE)
+			read_port_operator(r, p, role, oj);
+		error_context_stack = callback.previous;
+	}
+	if (p->node[ROLE_INPUT] == NULL)
+		spec_error(errmsg("program has no Input operator"),
+				   errdetail("A program is an Input, one Pipeline and an Output."));
+	if (p->node[ROLE_PIPELINE] == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a program without a Pipeline is not supported"),
+				 errdetail("A program is an Input, one Pipeline and an Output: the Pipeline's segments are the rows of equal keys."),
+				 errhint("Write the operators as a spec, {\"type\": \"Pipeline\", \"operators\": [...]}.")));
+}
+
+/* The Pipeline itself, read as a spec. */
+static void
+read_program_pipeline(SpecReader *r, ProgramReader *p)
+{
+	ErrorContextCallback callback;
+
+	callback.callback = program_place_context;
+	callback.arg = psprintf("Pipeline \"%s\" of the program", p->id[ROLE_PIPELINE]);
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	read_spec(r, p->node[ROLE_PIPELINE]);
+	error_context_stack = callback.previous;
+}
+
+/*
+ * A program port name: "o", "i" or "c" then N, N in 1..limit; returns N - 1
+ * and sets *kind, or -1.
+ */
+static int
+program_port(const char *s, char *kind, int limit)
+{
+	*kind = s[0];
+	if (s[0] != 'o' && s[0] != 'i' && s[0] != 'c')
+		return -1;
+	return parse_port(s, s[0], limit);
+}
+
+static void
+read_program_connections(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
+{
+	const SpConfig *cfg = r->cfg;
+	const SpJsonNode *j = sp_json_get(r->doc, doc, "connections");
+	ErrorContextCallback callback;
+	int			c = 0;
+	int		   *pipe_fed;		/* per Pipeline data port, then c1: feeding
+								 * Input port, -1 none */
+	int		   *out_fed;
+
+	p->input_to = palloc(sizeof(int) * p->nports[ROLE_INPUT]);
+	for (int k = 0; k < p->nports[ROLE_INPUT]; k++)
+		p->input_to[k] = -1;
+	p->output_from = palloc(sizeof(int) * Max(p->nports[ROLE_OUTPUT], 1));
+	for (int k = 0; k < p->nports[ROLE_OUTPUT]; k++)
+		p->output_from[k] = -1;
+	pipe_fed = palloc(sizeof(int) * (cfg->n_in + 1));
+	for (int k = 0; k <= cfg->n_in; k++)
+		pipe_fed[k] = -1;
+	out_fed = p->output_from;
+
+	if (j == NULL)
+		spec_error(errmsg("\"connections\" is required"),
+				   errdetail("A program's connections wire its Input to the Pipeline and the Pipeline to its Output."));
+	if (sp_json_kind(j) != SPJ_ARRAY)
+		spec_error(errmsg("\"connections\" must be an array, not %s",
+						  sp_json_kind_name(sp_json_kind(j))));
+	callback.callback = connection_context;
+	callback.arg = &c;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	for (const SpJsonNode *cj = sp_json_first(j); cj; cj = sp_json_next(j, cj), c++)
+	{
+		const SpJsonNode *fp,
+				   *tp;
+		ProgramRole from,
+					to;
+		const char *fname,
+				   *tname;
+		char		fkind,
+					tkind;
+		int			fport,
+					tport;
+		SpPortType	ftype,
+					ttype;
+
+		if (sp_json_kind(cj) != SPJ_OBJECT)
+			spec_error(errmsg("connection must be a JSON object, not %s",
+							  sp_json_kind_name(sp_json_kind(cj))));
+		check_members(r, cj, connection_fields, OWNER_CONNECTION, NULL);
+		from = program_op(r, p, sp_json_string(r->doc, string_member(r, cj, "from", true)), "from");
+		to = program_op(r, p, sp_json_string(r->doc, string_member(r, cj, "to", true)), "to");
+		if (!((from == ROLE_INPUT && to == ROLE_PIPELINE) ||
+			  (from == ROLE_PIPELINE && to == ROLE_OUTPUT)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a connection from %s \"%s\" to %s \"%s\" is not supported",
+							role_names[from], p->id[from], role_names[to], p->id[to]),
+					 errdetail("A program's connections go from its Input to its Pipeline, and from its Pipeline to its Output.")));
+		fp = string_member(r, cj, "fromPort", false);
+		tp = string_member(r, cj, "toPort", false);
+		fname = fp ? sp_json_string(r->doc, fp) : "o1";
+		tname = tp ? sp_json_string(r->doc, tp) : "i1";
+		fport = program_port(fname, &fkind, from == ROLE_INPUT ? p->nports[ROLE_INPUT] : cfg->n_out);
+		if (fport < 0 || fkind != 'o')
+			spec_error(errmsg("operator \"%s\" has no output port \"%s\"", p->id[from], sp_json_shown(fname)),
+					   errdetail_plural("Operator \"%s\" has %d output port, \"o%d\".",
+										"Operator \"%s\" has %d output ports, \"o1\" to \"o%d\".",
+										from == ROLE_INPUT ? p->nports[ROLE_INPUT] : cfg->n_out,
+										p->id[from], from == ROLE_INPUT ? p->nports[ROLE_INPUT] : cfg->n_out,
+										from == ROLE_INPUT ? p->nports[ROLE_INPUT] : cfg->n_out));
+		tport = program_port(tname, &tkind, to == ROLE_PIPELINE ? (tname[0] == 'c' ? 1 : cfg->n_in) : p->nports[ROLE_OUTPUT]);
+		if (tport < 0 || tkind == 'o' || (tkind == 'c' && to != ROLE_PIPELINE))
+			spec_error(errmsg("operator \"%s\" has no input port \"%s\"", p->id[to], sp_json_shown(tname)),
+					   to == ROLE_PIPELINE ?
+					   errdetail_plural("Pipeline \"%s\" has %d data port, \"i%d\", and its control port \"c1\".",
+										"Pipeline \"%s\" has %d data ports, \"i1\" to \"i%d\", and its control port \"c1\".",
+										cfg->n_in, p->id[to], cfg->n_in, cfg->n_in) :
+					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
+										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
+										p->nports[ROLE_OUTPUT], p->id[to], p->nports[ROLE_OUTPUT],
+										p->nports[ROLE_OUTPUT]));
+		ftype = from == ROLE_INPUT ? p->types[ROLE_INPUT][fport] : cfg->out_types[fport];
+		ttype = to == ROLE_OUTPUT ? p->types[ROLE_OUTPUT][tport] :
+			tkind == 'c' ? SP_PORT_NUMBER : cfg->in_types[tport];
+		if (ftype != ttype)
+			spec_error(errmsg("cannot connect %s port \"%s\" of operator \"%s\" to %s port \"%s\" of operator \"%s\"",
+							  sp_port_type_name(ftype), fname, p->id[from],
+							  sp_port_type_name(ttype), tname, p->id[to]));
+		if (from == ROLE_INPUT)
+		{
+			int			slot = tkind == 'c' ? cfg->n_in : tport;
+
+			if (pipe_fed[slot] >= 0)
+				spec_error(errmsg("port \"%s\" of operator \"%s\" is fed twice", tname, p->id[to]));
+			if (p->input_to[fport] >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("port \"%s\" of Input \"%s\" feeding two ports is not supported",
+								fname, p->id[from]),
+						 errdetail("Each Input port plays one SQL argument: the key feeds \"c1\", the value the data ports.")));
+			pipe_fed[slot] = fport;
+			p->input_to[fport] = tkind == 'c' ? SP_MAX_PORTS : tport;
+		}
+		else
+		{
+			if (out_fed[tport] >= 0)
+				spec_error(errmsg("port \"%s\" of operator \"%s\" is fed twice", tname, p->id[to]));
+			out_fed[tport] = fport;
+		}
+	}
+	error_context_stack = callback.previous;
+
+	/*
+	 * The key argument plays the Input port wired to "c1" and the value the
+	 * others, in order: so the k-th of them must feed data port k, as the
+	 * value's k-th element does in a spec.
+	 */
+	if (pipe_fed[cfg->n_in] < 0)
+		spec_error(errmsg("control port \"c1\" of Pipeline \"%s\" is not connected", p->id[ROLE_PIPELINE]),
+				   errdetail("The segment key reaches the Pipeline on \"c1\": wire the Input port the key argument plays to it."));
+	for (int k = 0, data = 0; k < p->nports[ROLE_INPUT]; k++)
+	{
+		if (p->input_to[k] == SP_MAX_PORTS)
+			continue;
+		if (p->input_to[k] < 0)
+			spec_error(errmsg("port \"o%d\" of Input \"%s\" is not connected", k + 1, p->id[ROLE_INPUT]));
+		if (p->input_to[k] != data)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("port \"o%d\" of Input \"%s\" must feed data port \"i%d\" of Pipeline \"%s\"",
+							k + 1, p->id[ROLE_INPUT], data + 1, p->id[ROLE_PIPELINE]),
+					 errdetail("The row's value feeds the Input's data ports in order, and they feed the Pipeline's in the same order.")));
+		data++;
+	}
+	for (int k = 0; k < cfg->n_in; k++)
+		if (pipe_fed[k] < 0)
+			spec_error(errmsg("input port \"i%d\" of Pipeline \"%s\" is not connected", k + 1, p->id[ROLE_PIPELINE]));
+}
+
+/*
+ * The program's "output": the Pipeline output ports it names, directly or
+ * through the Output, become the configuration's output ports, in order.
+ */
+static void
+read_program_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
+{
+	SpConfig   *cfg = r->cfg;
+	const SpJsonNode *j = sp_json_get(r->doc, doc, "output");
+	int		   *ports = palloc(sizeof(int) * cfg->n_out);
+	bool	   *used = palloc0(sizeof(bool) * cfg->n_out);
+	int			n = 0;
+	SpPortType *types;
+	int		   *out_op;
+	int		   *out_port;
+	int		   *map_order;
+
+	if (j == NULL)
+		spec_error(errmsg("\"output\" is required"),
+				   errdetail("It names the program's outputs, as in {\"%s\": [\"o1\"]}.",
+							 p->id[ROLE_OUTPUT] ? p->id[ROLE_OUTPUT] : p->id[ROLE_PIPELINE]));
+	if (sp_json_kind(j) != SPJ_OBJECT || sp_json_first(j) == NULL)
+		spec_error(errmsg("\"output\" must be a non-empty JSON object"),
+				   errhint("Name the operators whose output ports are the program's outputs, as in {\"%s\": [\"o1\"]}.",
+						   p->id[ROLE_OUTPUT] ? p->id[ROLE_OUTPUT] : p->id[ROLE_PIPELINE]));
+	for (const SpJsonNode *k = sp_json_first(j); k; k = sp_json_next(j, k))
+	{
+		const SpJsonNode *list = sp_json_value(k);
+		ProgramRole role = program_op(r, p, sp_json_string(r->doc, k), "output");
+		int			limit = role == ROLE_OUTPUT ? p->nports[ROLE_OUTPUT] : cfg->n_out;
+
+		if (role == ROLE_INPUT)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the Input as a program output is not supported"),
+					 errdetail("The program's outputs are the Pipeline's, directly or through the Output.")));
+		if (sp_json_kind(list) != SPJ_ARRAY || sp_json_first(list) == NULL)
+			spec_error(errmsg("\"output\" of operator \"%s\" must be a non-empty array of port names",
+							  p->id[role]));
+		for (const SpJsonNode *e = sp_json_first(list); e; e = sp_json_next(list, e))
+		{
+			const char *name;
+			int			port;
+
+			if (sp_json_kind(e) != SPJ_STRING)
+				spec_error(errmsg("\"output\" of operator \"%s\" must be a non-empty array of port names",
+								  p->id[role]));
+			name = sp_json_string(r->doc, e);
+			port = parse_port(name, 'o', limit);
+			if (port < 0)
+				spec_error(errmsg("operator \"%s\" has no output port \"%s\"", p->id[role], sp_json_shown(name)),
+						   errdetail_plural("Operator \"%s\" has %d output port.",
+											"Operator \"%s\" has %d output ports.",
+											limit, p->id[role], limit),
+						   errcontext("\"output\" of the program"));
+			if (role == ROLE_OUTPUT)
+			{
+				if (p->output_from[port] < 0)
+					spec_error(errmsg("input port \"i%d\" of Output \"%s\" is not connected",
+									  port + 1, p->id[ROLE_OUTPUT]));
+				port = p->output_from[port];
+			}
+			if (used[port])
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("output port \"o%d\" of Pipeline \"%s\" as two program outputs is not supported",
+								port + 1, p->id[ROLE_PIPELINE])));
+			used[port] = true;
+			ports[n++] = port;
+		}
+	}
+	types = keep_alloc0(r, sizeof(SpPortType) * n);
+	out_op = keep_alloc0(r, sizeof(int) * n);
+	out_port = keep_alloc0(r, sizeof(int) * n);
+	map_order = keep_alloc0(r, sizeof(int) * n);
+	for (int k = 0; k < n; k++)
+	{
+		types[k] = cfg->out_types[ports[k]];
+		out_op[k] = cfg->out_op[ports[k]];
+		out_port[k] = cfg->out_port[ports[k]];
+		map_order[k] = k;
+	}
+	cfg->n_out = n;
+	cfg->out_types = types;
+	cfg->out_op = out_op;
+	cfg->out_port = out_port;
+	cfg->map_order = map_order;
+}
+
+/*
+ * A program as the original writes it.  It stands for the one Pipeline it
+ * holds, the SQL arguments playing its Input (docs/reference.md,
+ * "Programs"), and is kept as that Pipeline's canonical text: a program and
+ * the spec of its Pipeline are the same configuration.
+ */
+static SpConfig *
+read_program(SpecReader *r, const SpJsonNode *doc)
+{
+	ProgramReader p = {0};
+	const SpJsonNode *j;
+
+	check_members(r, doc, program_fields, OWNER_PROGRAM, NULL);
+	read_program_operators(r, &p, doc);
+	j = string_member(r, doc, "entryOperator", true);
+	if (!sp_json_string_eq(r->doc, j, p.id[ROLE_INPUT]))
+		spec_error(errmsg("\"entryOperator\" must name the Input operator \"%s\"", p.id[ROLE_INPUT]),
+				   errdetail("It names \"%s\".", sp_json_shown(sp_json_string(r->doc, j))));
+	read_program_pipeline(r, &p);
+	read_program_connections(r, &p, doc);
+	read_program_output(r, &p, doc);
+	return r->cfg;
+}
+
+/*
+ * A document is a program when it has no "type" and has what only a
+ * program has: an "output", or an Input among its operators.
+ */
+static bool
+is_program(SpecReader *r, const SpJsonNode *doc)
+{
+	const SpJsonNode *ops;
+
+	if (sp_json_get(r->doc, doc, "type") != NULL)
+		return false;
+	if (sp_json_get(r->doc, doc, "output") != NULL)
+		return true;
+	ops = sp_json_get(r->doc, doc, "operators");
+	if (ops == NULL || sp_json_kind(ops) != SPJ_ARRAY)
+		return false;
+	for (const SpJsonNode *oj = sp_json_first(ops); oj; oj = sp_json_next(ops, oj))
+	{
+		const SpJsonNode *t = sp_json_kind(oj) == SPJ_OBJECT ?
+			sp_json_get(r->doc, oj, "type") : NULL;
+
+		if (t && sp_json_kind(t) == SPJ_STRING && sp_json_string_eq(r->doc, t, "Input"))
+			return true;
+	}
+	return false;
 }
 
 SpConfig *
@@ -1155,8 +1719,17 @@ sp_spec_read(const char *text)
 
 	MemoryContextSwitchTo(work);
 	r.doc = sp_json_parse(text, "pipeline");
+	{
+		char	   *expanded = sp_spec_expand(r.doc);
+
+		if (expanded != NULL)
+			r.doc = sp_json_parse(expanded, "pipeline");
+	}
 	r.keep = keep;
-	cfg = read_spec(&r, &r.doc->nodes[0]);
+	if (sp_json_kind(&r.doc->nodes[0]) == SPJ_OBJECT && is_program(&r, &r.doc->nodes[0]))
+		cfg = read_program(&r, &r.doc->nodes[0]);
+	else
+		cfg = read_spec(&r, &r.doc->nodes[0]);
 	MemoryContextSwitchTo(keep);
 	MemoryContextDelete(work);
 	return cfg;

@@ -21,6 +21,13 @@ extern SpConfig *sp_spec_read(const char *text);
 
 extern void sp_spec_write(StringInfo buf, const SpConfig *cfg);
 
+/*
+ * sp_spec_proto.c: the text of the spec a document with prototypes stands
+ * for, its instances expanded; NULL when it uses none.
+ */
+struct SpJsonDoc;
+extern char *sp_spec_expand(const struct SpJsonDoc *doc);
+
 extern void sp_write_float8(StringInfo buf, double v);
 
 extern const char *sp_port_type_name(SpPortType t);

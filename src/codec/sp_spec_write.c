@@ -46,6 +46,12 @@ write_port_types(StringInfo buf, const SpPortType *types, int n)
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
+	/* a nested Pipeline: its own canonical text, which names its id */
+	if (op->params.sub != NULL)
+	{
+		sp_spec_write(buf, op->params.sub);
+		return;
+	}
 	appendStringInfoString(buf, "{\"type\": ");
 	escape_json(buf, op->type->name);
 	appendStringInfoString(buf, ", \"id\": ");
@@ -81,6 +87,10 @@ write_operator(StringInfo buf, const SpOperator *op)
 					sp_write_float8(buf, op->params.vec[sp_param_vec_slot(d)][i]);
 				}
 				appendStringInfoChar(buf, ']');
+				break;
+			case SP_PARAM_BOOL:
+				memcpy(&ival, field, sizeof(ival));
+				appendStringInfoString(buf, ival ? "true" : "false");
 				break;
 			case SP_PARAM_CHOICE:
 				memcpy(&ival, field, sizeof(ival));
@@ -122,21 +132,51 @@ sp_spec_write(StringInfo buf, const SpConfig *cfg)
 		escape_json(buf, cfg->ops[conn->from].id);
 		appendStringInfoString(buf, ", \"to\": ");
 		escape_json(buf, cfg->ops[conn->to].id);
-		appendStringInfo(buf, ", \"fromPort\": \"o1\", \"toPort\": \"i%d\"}",
-						 conn->to_port + 1);
+		{
+			const SpOperator *to = &cfg->ops[conn->to];
+			int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
+
+			/* control ports after the data ports, as "c1", ... */
+			if (conn->to_port < nd)
+				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
+								 conn->from_port + 1, conn->to_port + 1);
+			else
+				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
+								 conn->from_port + 1, conn->to_port - nd + 1);
+		}
 	}
 	appendStringInfoString(buf, "], \"entryOperator\": ");
 	escape_json(buf, cfg->ops[cfg->entry].id);
 	appendStringInfoString(buf, ", \"outputMappings\": {");
-	/* one member per operator, its single output mapped to one port */
+	/*
+	 * One member per operator, in the order of its first mapping, holding
+	 * its mappings in their order: an operator of one output has one.
+	 */
 	for (int m = 0; m < cfg->n_out; m++)
 	{
-		int			port = cfg->map_order[m];
+		int			op = cfg->out_op[cfg->map_order[m]];
+		bool		seen = false;
+		bool		first = true;
 
+		for (int e = 0; e < m && !seen; e++)
+			seen = cfg->out_op[cfg->map_order[e]] == op;
+		if (seen)
+			continue;
 		if (m)
 			appendStringInfoString(buf, ", ");
-		escape_json(buf, cfg->ops[cfg->out_op[port]].id);
-		appendStringInfo(buf, ": {\"o1\": \"o%d\"}", port + 1);
+		escape_json(buf, cfg->ops[op].id);
+		appendStringInfoString(buf, ": {");
+		for (int e = m; e < cfg->n_out; e++)
+		{
+			int			port = cfg->map_order[e];
+
+			if (cfg->out_op[port] != op)
+				continue;
+			appendStringInfo(buf, "%s\"o%d\": \"o%d\"", first ? "" : ", ",
+							 cfg->out_port[port] + 1, port + 1);
+			first = false;
+		}
+		appendStringInfoChar(buf, '}');
 	}
 	appendStringInfo(buf, "}, \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
 }

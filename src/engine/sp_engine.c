@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "utils/float.h"
 #include "utils/memutils.h"
 
 #include "sp_engine.h"
@@ -17,13 +18,25 @@
 void
 sp_config_layout(SpConfig *cfg)
 {
-	int64		limits[SP_MAX_RINGS];
+	int64	   *limits;
 	int64		total = 0;
 	Size		off = 0;
 	int			n_rings = 0;
 	int			n_shared = 0;
+	int			most = SP_MAX_RINGS;
+	int			room = 0;
 
-	cfg->ring_limits = palloc(sizeof(int64) * SP_MAX_RINGS * Max(cfg->n_ops, 1));
+	/* a nested Pipeline has as many rings as its operators */
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpConfig *sub = cfg->ops[i].params.sub;
+		int			n = sub ? sub->n_rings : SP_MAX_RINGS;
+
+		most = Max(most, n);
+		room += n;
+	}
+	limits = palloc(sizeof(int64) * most);
+	cfg->ring_limits = palloc(sizeof(int64) * Max(room, 1));
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		SpOperator *op = &cfg->ops[i];
@@ -36,7 +49,7 @@ sp_config_layout(SpConfig *cfg)
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
 		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
-		Assert(op->n_rings <= SP_MAX_RINGS);
+		Assert(op->n_rings <= most);
 		op->first_ring = n_rings;
 		for (int r = 0; r < op->n_rings; r++)
 		{
@@ -50,6 +63,8 @@ sp_config_layout(SpConfig *cfg)
 	cfg->state_size = off;
 	cfg->n_rings = n_rings;
 	cfg->max_state = total + (int64) off;
+	cfg->declared_limits = palloc(sizeof(int64) * Max(n_rings, 1));
+	memcpy(cfg->declared_limits, cfg->ring_limits, sizeof(int64) * n_rings);
 
 	/*
 	 * Rings of duration windows hold what their span brings, known only at
@@ -90,8 +105,8 @@ run_block_size(const SpConfig *cfg)
 	sz += MAXALIGN(sizeof(bool) * cfg->n_out) * 3;	/* buffered, lazy, emitted */
 	sz += MAXALIGN(sizeof(double) * cfg->n_out) * 2;	/* buffer, emit */
 	sz += MAXALIGN(sizeof(double) * cfg->n_in);
-	sz += MAXALIGN(sizeof(double) * cfg->n_ops);
-	sz += MAXALIGN(sizeof(bool) * cfg->n_ops);
+	sz += MAXALIGN(sizeof(double) * cfg->n_slots);
+	sz += MAXALIGN(sizeof(bool) * cfg->n_slots);
 	sz += MAXALIGN(sizeof(double) * cfg->max_nin);
 	sz += MAXALIGN(sizeof(SpRing) * cfg->n_rings);
 	sz += cfg->state_size;
@@ -122,8 +137,8 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	run->buffer = carve(&p, sizeof(double) * cfg->n_out);
 	run->emit = carve(&p, sizeof(double) * cfg->n_out);
 	run->row_in = carve(&p, sizeof(double) * cfg->n_in);
-	run->val = carve(&p, sizeof(double) * cfg->n_ops);
-	run->have = carve(&p, sizeof(bool) * cfg->n_ops);
+	run->val = carve(&p, sizeof(double) * cfg->n_slots);
+	run->have = carve(&p, sizeof(bool) * cfg->n_slots);
 	run->op_in = carve(&p, sizeof(double) * cfg->max_nin);
 	run->rings = carve(&p, sizeof(SpRing) * cfg->n_rings);
 	run->opstate = carve(&p, cfg->state_size);
@@ -131,7 +146,7 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
 	/* the common case gets a path of its own (run_single) */
-	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1;
+	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 && cfg->ops[0].nout == 1;
 	run->single_lazy = run->single && cfg->ops[0].lazy;
 	return run;
 }
@@ -197,14 +212,15 @@ forward(SpRun *run)
 		const SpOperator *op = &cfg->ops[i];
 		const SpSource *feed = &cfg->feeds[op->first_feed];
 		bool		ready = true;
+		int			o = op->first_out;
 
 		/* an operator runs when every data port received a value this row */
 		for (int j = 0; j < op->nin; j++)
 		{
 			if (feed[j].op < 0)
 				run->op_in[j] = run->row_in[feed[j].port];
-			else if (run->have[feed[j].op])
-				run->op_in[j] = run->val[feed[j].op];
+			else if (run->have[feed[j].slot])
+				run->op_in[j] = run->val[feed[j].slot];
 			else
 			{
 				ready = false;
@@ -212,28 +228,36 @@ forward(SpRun *run)
 			}
 		}
 		if (!ready)
-			run->have[i] = false;
+		{
+			for (int k = 0; k < op->nout; k++)
+				run->have[o + k] = false;
+		}
+		else if (unlikely(op->nout > 1))
+			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+										run->rings + op->first_ring, run->ts, run->op_in,
+										&run->val[o], &run->have[o]);
 		else if (op->timed)
-			run->have[i] = op->type->step_at(&op->params, run->opstate + op->state_off,
+			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
 											 run->rings + op->first_ring, run->ts,
-											 run->op_in, &run->val[i]);
+											 run->op_in, &run->val[o]);
 		else
-			run->have[i] = op->type->step(&op->params, run->opstate + op->state_off,
+			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
 										  run->rings + op->first_ring, run->op_in,
-										  &run->val[i]);
+										  &run->val[o]);
 		/* a lazy operator's output is computed now only if another needs it */
-		if (run->have[i] && op->lazy && op->feeds_ops)
-			run->val[i] = op_value(run, i);
+		if (run->have[o] && op->lazy && op->feeds_ops)
+			run->val[o] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
 	{
 		int			i = cfg->out_op[j];
+		int			o = cfg->ops[i].first_out + cfg->out_port[j];
 
-		if (run->have[i])
+		if (run->have[o])
 		{
 			run->buffered[j] = true;
 			run->buffer_lazy[j] = cfg->ops[i].lazy && !cfg->ops[i].feeds_ops;
-			run->buffer[j] = run->val[i];
+			run->buffer[j] = run->val[o];
 		}
 	}
 }
@@ -299,7 +323,7 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 		for (int i = 0; i < cfg->n_in; i++)
 			run->row_in[i] = (cfg->in_types[i] == SP_PORT_BOOLEAN) ?
 				(values[i] != 0.0) : values[i];
-		memset(run->have, 0, sizeof(bool) * cfg->n_ops);
+		memset(run->have, 0, sizeof(bool) * cfg->n_slots);
 		forward(run);
 	}
 	return run->n_emitted > 0;
@@ -320,3 +344,339 @@ sp_run_buffer_value(const SpRun *run, int i)
 	Assert(run->buffered[i]);
 	return run->buffer_lazy[i] ? op_value(run, run->cfg->out_op[i]) : run->buffer[i];
 }
+
+/* ---- a Pipeline inside a pipeline ---- */
+
+/*
+ * What a nested run keeps between rows, at the start of its fixed state:
+ * NestedHeader, then per output port whether it holds a value (1 or 0) and
+ * the value (float8 arrays, so that the state visitor walks them).
+ */
+typedef struct NestedHeader
+{
+	int64		has_key;		/* 0 or 1 */
+	double		key;			/* the current nested segment's key */
+	double		ports[FLEXIBLE_ARRAY_MEMBER];	/* buffered[n_out], buffer[n_out] */
+} NestedHeader;
+
+static double *
+nested_buffered(void *state)
+{
+	return ((NestedHeader *) state)->ports;
+}
+
+static double *
+nested_buffer(void *state, const SpConfig *sub)
+{
+	return ((NestedHeader *) state)->ports + sub->n_out;
+}
+
+static Size
+nested_header_size(const SpConfig *sub)
+{
+	return MAXALIGN(offsetof(NestedHeader, ports) + 2 * sizeof(double) * sub->n_out);
+}
+
+/*
+ * The nested run's per-row scratch (the parts of an SpRun's block that a
+ * row overwrites), after the header: zero between rows, so the fixed state
+ * is a function of what the header and the nested operators hold.
+ */
+static Size
+nested_scratch_size(const SpConfig *sub)
+{
+	return run_block_size(sub) - MAXALIGN(sizeof(SpRun)) -
+		MAXALIGN(sizeof(SpRing) * sub->n_rings) - sub->state_size;
+}
+
+static Size
+nested_sub_offset(const SpConfig *sub)
+{
+	return nested_header_size(sub) + nested_scratch_size(sub);
+}
+
+static size_t
+nested_state_size(const SpParams *p)
+{
+	return nested_sub_offset(p->sub) + p->sub->state_size;
+}
+
+static int
+nested_rings(const SpParams *p, int64 *limits)
+{
+	memcpy(limits, p->sub->declared_limits, sizeof(int64) * p->sub->n_rings);
+	return p->sub->n_rings;
+}
+
+static int32
+nested_nin(const SpParams *p)
+{
+	return p->sub->n_in + 1;
+}
+
+static int32
+nested_nctl(const SpParams *p)
+{
+	return 1;
+}
+
+static int32
+nested_nout(const SpParams *p)
+{
+	return p->sub->n_out;
+}
+
+static SpPortType
+nested_in_type_at(const SpParams *p, int port)
+{
+	return port < p->sub->n_in ? p->sub->in_types[port] : SP_PORT_NUMBER;
+}
+
+static SpPortType
+nested_out_type_at(const SpParams *p, int port)
+{
+	return p->sub->out_types[port];
+}
+
+static bool
+nested_timed(const SpParams *p)
+{
+	return p->sub->timed;
+}
+
+static bool
+nested_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
+				  const double *in, double *out, bool *have)
+{
+	const SpConfig *sub = p->sub;
+	NestedHeader *h = state;
+	double	   *buffered = nested_buffered(state);
+	double	   *buffer = nested_buffer(state, sub);
+	char	   *scratch = (char *) state + nested_header_size(sub);
+	char	   *c = scratch;
+	double		key = in[sub->n_in];
+	SpKeyEvent	event;
+	SpRun		view;
+	bool		emitted;
+
+	/* an SpRun over the header, the scratch and the nested state */
+	memset(&view, 0, sizeof(view));
+	view.cfg = sub;
+	view.buffered = carve(&c, sizeof(bool) * sub->n_out);
+	view.buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
+	view.emitted = carve(&c, sizeof(bool) * sub->n_out);
+	view.buffer = carve(&c, sizeof(double) * sub->n_out);
+	view.emit = carve(&c, sizeof(double) * sub->n_out);
+	view.row_in = carve(&c, sizeof(double) * sub->n_in);
+	view.val = carve(&c, sizeof(double) * sub->n_slots);
+	view.have = carve(&c, sizeof(bool) * sub->n_slots);
+	view.op_in = carve(&c, sizeof(double) * sub->max_nin);
+	view.opstate = (char *) state + nested_sub_offset(sub);
+	view.rings = rings;
+	view.single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1 && sub->ops[0].nout == 1;
+	view.single_lazy = view.single && sub->ops[0].lazy;
+	view.ts = ts;
+	view.has_key = h->has_key != 0;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		view.buffered[k] = buffered[k] != 0;
+		view.buffer[k] = buffer[k];
+	}
+
+	/* keys compare as float8 does: NaN equals NaN, -0 equals 0 */
+	if (h->has_key && float8_eq(key, h->key))
+		event = SP_KEY_SAME;
+	else
+	{
+		event = SP_KEY_NEW;
+		h->key = key;
+	}
+	emitted = sp_run_row(&view, in, event);
+	h->has_key = 1;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		if (view.emitted[k])
+		{
+			out[k] = view.emit[k];
+			have[k] = true;
+		}
+		/* a lazy output is computed now: the header keeps values, not laziness */
+		if (view.buffered[k] && view.buffer_lazy[k])
+			view.buffer[k] = sp_run_buffer_value(&view, k);
+		buffered[k] = view.buffered[k] ? 1 : 0;
+		buffer[k] = view.buffered[k] ? view.buffer[k] : 0.0;
+	}
+	memset(scratch, 0, nested_scratch_size(sub));
+	return emitted;
+}
+
+/* with one output port, the engine steps it as any operator */
+static bool
+nested_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			   const double *in, double *out)
+{
+	bool		have = false;
+
+	return nested_step_multi(p, state, rings, ts, in, out, &have) && have;
+}
+
+static bool
+nested_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	return nested_step_at(p, state, rings, 0, in, out);
+}
+
+/*
+ * The nested operators' fields, named "<operator id>/<field>" in the
+ * nested Pipeline's state object, after its own.
+ */
+typedef struct PrefixVisitor
+{
+	SpStateVisitor v;
+	SpStateVisitor *inner;
+	const char *prefix;
+} PrefixVisitor;
+
+#define PREFIXED(v, name) \
+	psprintf("%s/%s", ((PrefixVisitor *) (v))->prefix, (name))
+
+static void
+prefix_f64(SpStateVisitor *v, const char *name, double *field)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->f64(in, PREFIXED(v, name), field);
+}
+
+static void
+prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->i64(in, PREFIXED(v, name), field);
+}
+
+static void
+prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->f64s(in, PREFIXED(v, name), field, n);
+}
+
+static void
+prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
+{
+	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+
+	in->ring(in, PREFIXED(v, name), r);
+}
+
+static void
+nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	const SpConfig *sub = p->sub;
+	NestedHeader *h = state;
+	char	   *substate = (char *) state + nested_sub_offset(sub);
+
+	v->i64(v, "has_key", &h->has_key);
+	v->f64(v, "key", &h->key);
+	v->f64s(v, "buffered", nested_buffered(state), sub->n_out);
+	v->f64s(v, "buffer", nested_buffer(state, sub), sub->n_out);
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+		PrefixVisitor pv = {{prefix_f64, prefix_i64, prefix_f64s, prefix_ring, NULL}, v, op->id};
+
+		if (op->type->visit)
+			op->type->visit(&op->params, substate + op->state_off, rings + op->first_ring,
+							&pv.v);
+	}
+}
+
+static bool
+all_zero(const char *p, Size n)
+{
+	for (Size i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+static const char *
+nested_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const SpConfig *sub = p->sub;
+	const NestedHeader *h = state;
+	const char *substate = (const char *) state + nested_sub_offset(sub);
+
+	const double *buffered = nested_buffered((void *) state);
+	const double *buffer = nested_buffer((void *) state, sub);
+	bool		any = false;
+
+	if (h->has_key != 0 && h->has_key != 1)
+		return "has_key must be 0 or 1";
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		if (buffered[k] != 0 && buffered[k] != 1)
+			return "buffered must hold 0 or 1 per output port";
+		if (buffered[k] == 0 && (buffer[k] != 0 || signbit(buffer[k])))
+			return "buffer must be 0 where nothing is buffered";
+		any |= buffered[k] != 0;
+	}
+	if (!h->has_key)
+	{
+		/* before its first row a nested pipeline holds nothing */
+		if (any || h->key != 0 || signbit(h->key) ||
+			!all_zero(substate, sub->state_size))
+			return "a nested pipeline without a key must hold nothing";
+		for (int r = 0; r < sub->n_rings; r++)
+			if (rings[r].count != 0)
+				return "a nested pipeline without a key must hold nothing";
+	}
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+		const char *msg;
+
+		if (op->type->check_state &&
+			(msg = op->type->check_state(&op->params, substate + op->state_off,
+										 rings + op->first_ring)) != NULL)
+			return psprintf("operator \"%s\": %s", op->id, msg);
+	}
+	return NULL;
+}
+
+static void
+nested_restore(const SpParams *p, void *state, const SpRing *rings)
+{
+	const SpConfig *sub = p->sub;
+	char	   *substate = (char *) state + nested_sub_offset(sub);
+
+	for (int i = 0; i < sub->n_ops; i++)
+	{
+		const SpOperator *op = &sub->ops[i];
+
+		if (op->type->restore)
+			op->type->restore(&op->params, substate + op->state_off, rings + op->first_ring);
+	}
+}
+
+const SpOpType sp_op_pipeline = {
+	.name = "Pipeline",
+	.params = sp_no_params,
+	.nin_from = nested_nin,
+	.nctl_from = nested_nctl,
+	.in_type_at = nested_in_type_at,
+	.nout_from = nested_nout,
+	.out_type_at = nested_out_type_at,
+	.step_multi = nested_step_multi,
+	.state_size = nested_state_size,
+	.rings = nested_rings,
+	.step = nested_step,
+	.timed = nested_timed,
+	.step_at = nested_step_at,
+	.visit = nested_visit,
+	.check_state = nested_check,
+	.restore = nested_restore,
+};

@@ -16,11 +16,14 @@ typedef struct SpSource
 {
 	int			op;				/* producing operator, or -1 for the pipeline */
 	int			port;			/* pipeline data port (0-based) when op < 0 */
+	int			slot;			/* when op >= 0: its output's slot in the
+								 * run's val[] and have[] */
 } SpSource;
 
 typedef struct SpConnection
 {
-	int			from;			/* operator index; every operator has output o1 */
+	int			from;			/* operator index */
+	int			from_port;		/* 0-based output port of 'from' */
 	int			to;
 	int			to_port;		/* 0-based */
 } SpConnection;
@@ -37,6 +40,8 @@ typedef struct SpOperator
 	int			first_ring;		/* its rings are the run's rings[first_ring ..] */
 	int			n_rings;
 	bool		feeds_ops;		/* another operator consumes its output */
+	int			nout;			/* output ports */
+	int			first_out;		/* their slots: first_out .. + nout */
 	bool		timed;			/* steps with the row's timestamp (step_at) */
 	bool		lazy;			/* its output is computed by 'value' */
 } SpOperator;
@@ -57,11 +62,16 @@ typedef struct SpConfig
 	int			n_conns;
 	SpConnection *conns;		/* as given, for printing */
 	int		   *out_op;			/* per pipeline output port: its operator */
+	int		   *out_port;		/* ... and that operator's output port */
+	int			n_slots;		/* operators' output ports, all told */
 	int		   *map_order;		/* pipeline output ports in mapping order */
 	int			max_nin;
 	Size		state_size;		/* all operator states, MAXALIGNed each */
 	int			n_rings;
 	int64	   *ring_limits;	/* per ring: the most values it may hold */
+	int64	   *declared_limits;	/* the same before shares are given out
+									 * (SP_RING_SHARE kept), for a Pipeline
+									 * nesting this one */
 	int64		max_state;		/* bytes of state with every ring full */
 	bool		timed;			/* some operator needs the rows' timestamps */
 } SpConfig;
@@ -101,8 +111,8 @@ typedef struct SpRun
 	double	   *emit;
 	/* per-row scratch */
 	double	   *row_in;
-	double	   *val;			/* per operator: its output this row */
-	bool	   *have;			/* per operator: produced output this row */
+	double	   *val;			/* per output slot: its value this row */
+	bool	   *have;			/* per output slot: produced this row */
 	double	   *op_in;			/* max_nin gathered inputs */
 } SpRun;
 
@@ -142,5 +152,15 @@ extern bool sp_run_flush(SpRun *run);
  * which store values, not laziness; the run is not changed.
  */
 extern double sp_run_buffer_value(const SpRun *run, int i);
+
+/*
+ * A Pipeline inside a pipeline (sp_engine.c): an operator whose state is a
+ * whole run of params.sub, held in its fixed state and rings, so that the
+ * outer run's reset, copy and state cap take it in as any other operator's.
+ * Its data ports are the nested pipeline's, then its control port "c1",
+ * whose value is the nested segments' key; its one output is what the
+ * nested pipeline emits at its boundaries.
+ */
+extern const SpOpType sp_op_pipeline;
 
 #endif							/* SP_ENGINE_H */

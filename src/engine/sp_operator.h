@@ -89,10 +89,12 @@ typedef struct SpParams
 	int64		unit_us;		/* Integral, DurationTrue: the unit of time */
 	int32		num_ports;
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
+	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
 	int32		nvec[2];
 	double	   *vec[2];			/* coefficient arrays */
+	const struct SpConfig *sub; /* a nested Pipeline's configuration */
 } SpParams;
 
 typedef enum SpParamKind
@@ -101,7 +103,8 @@ typedef enum SpParamKind
 	SP_PARAM_FLOAT,				/* finite number */
 	SP_PARAM_VECTOR,			/* array of finite numbers, length in [min, max] */
 	SP_PARAM_CHOICE,			/* one of the words in 'choices' */
-	SP_PARAM_INTERVAL			/* a duration (sp_time.h), as int64 microseconds */
+	SP_PARAM_INTERVAL,			/* a duration (sp_time.h), as int64 microseconds */
+	SP_PARAM_BOOL				/* JSON true or false, as int32 1 or 0 */
 } SpParamKind;
 
 typedef struct SpParamDef
@@ -175,7 +178,28 @@ typedef struct SpOpType
 	int			nin;
 	int32		(*nin_from) (const SpParams *p);
 	SpPortType	in_type;
-	SpPortType	out_type;		/* every operator has exactly one output */
+	SpPortType	out_type;		/* the type of its output (of each, see nout_from) */
+
+	/*
+	 * Optional: control ports, the last nctl_from() of the nin ports, named
+	 * "c1", "c2", ... in connections (the others "i1", ...); and the type of
+	 * each port when they differ (NULL: in_type for every port).
+	 */
+	int32		(*nctl_from) (const SpParams *p);
+	SpPortType	(*in_type_at) (const SpParams *p, int port);
+
+	/*
+	 * Optional: several output ports ("o1", "o2", ...; NULL: one), and the
+	 * type of each when they differ (NULL: out_type).  An operator with more
+	 * than one steps with step_multi (given the row's timestamp, which only
+	 * a timed operator reads), which sets out[k] and have[k] for the ports
+	 * it produces on and returns whether it produced on any; it is never
+	 * lazy.
+	 */
+	int32		(*nout_from) (const SpParams *p);
+	SpPortType	(*out_type_at) (const SpParams *p, int port);
+	bool		(*step_multi) (const SpParams *p, void *state, SpRing *rings, int64 ts,
+							   const double *in, double *out, bool *have);
 
 	/*
 	 * Cross-parameter checks, and derived defaults filled in; returns NULL
@@ -301,7 +325,33 @@ typedef struct SpOpType
 	X(sp_op_integral) \
 	X(sp_op_duration_true) \
 	X(sp_op_counter_increase) \
-	X(sp_op_counter_rate)
+	X(sp_op_counter_rate) \
+	X(sp_op_constant_number) \
+	X(sp_op_constant_boolean) \
+	X(sp_op_constant_number_to_boolean) \
+	X(sp_op_constant_boolean_to_number) \
+	X(sp_op_logical_and) \
+	X(sp_op_logical_or) \
+	X(sp_op_logical_xor) \
+	X(sp_op_logical_nand) \
+	X(sp_op_logical_nor) \
+	X(sp_op_logical_xnor) \
+	X(sp_op_logical_implication) \
+	X(sp_op_compare_sync_gt) \
+	X(sp_op_compare_sync_lt) \
+	X(sp_op_compare_sync_gte) \
+	X(sp_op_compare_sync_lte) \
+	X(sp_op_compare_sync_eq) \
+	X(sp_op_compare_sync_neq) \
+	X(sp_op_sync_greater_than) \
+	X(sp_op_sync_less_than) \
+	X(sp_op_sync_equal) \
+	X(sp_op_sync_not_equal) \
+	X(sp_op_moving_key_count) \
+	X(sp_op_resampler_constant) \
+	X(sp_op_multiplexer) \
+	X(sp_op_timestamp_extract) \
+	X(sp_op_demultiplexer)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

@@ -55,9 +55,11 @@ OPS = [{"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
        {"type": "FiniteImpulseResponse", "coeff": [0.5, -0.25, 1]},
        {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25], "a_coeffs": [-0.5]},
        {"type": "Scale", "value": 0.5}, {"type": "StandardDeviation", "window": "2 s", "min_rows": 2},
-       {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"}]
+       {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"},
+       {"type": "MovingKeyCount", "window_size": 3}, {"type": "ResamplerConstant", "interval": "2 s"}]
 SPECS = [(json.dumps(o), 1) for o in OPS] + [
     (json.dumps({"type": "Division", "numPorts": 2}), 2),
+    ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Sign", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "MovingSum", "id": "s", "window_size": 2}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}', 1),
     (json.dumps({"type": "Pipeline", "output_port_types": ["number", "number"], "late": "drop",
                  "operators": [{"type": "MovingAverage", "id": "a", "window_size": 2},
                                {"type": "StandardDeviation", "id": "b", "window_size": 3}],

@@ -50,6 +50,7 @@ def operator(rng):
         {"type": "Scale", "value": 0.5},
         dict(rng.choice([{"type": "WindowMinMax", "mode": "max"}, {"type": "MovingAverage"}, {"type": "MovingSum"}, {"type": "StandardDeviation"}, {"type": "CountNumber"}]), window="%d s" % w, min_rows=rng.randint(1, 2)),
         {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"])}, {"type": "Integral", "unit": rng.choice(["1 s", "1 min"])}, {"type": rng.choice(["CounterIncrease", "CounterRate"])},
+        {"type": "MovingKeyCount", "window_size": w}, {"type": "ResamplerConstant", "interval": "%d s" % w, "snapFirst": rng.randint(0, 1)},
     ])
 
 
