@@ -62,7 +62,7 @@ REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with
 # COPT=-Werror, a plain build does not (a newer compiler may warn more).
-PG_CFLAGS = -Wall -Wmissing-prototypes -Wno-unused-parameter
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wshadow=compatible-local -Wno-unused-parameter
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/engine -I$(srcdir)/src/codec -I$(srcdir)/src/server
 
 # the library's version (PostgreSQL 18's PG_MODULE_MAGIC_EXT, src/sp_compat.h)

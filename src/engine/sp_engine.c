@@ -229,8 +229,8 @@ forward(SpRun *run)
 		}
 		if (!ready)
 		{
-			for (int k = 0; k < op->nout; k++)
-				run->have[o + k] = false;
+			for (int p = 0; p < op->nout; p++)
+				run->have[o + p] = false;
 		}
 		else if (unlikely(op->nout > 1))
 			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
