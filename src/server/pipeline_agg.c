@@ -217,31 +217,42 @@ sp_agg_keep_checkpoints(AggState *as)
 	as->keep_checkpoints = true;
 }
 
+/* The state's header and run, as they are now, for sp_value_build. */
+static void
+state_header(const AggState *as, SpState *st)
+{
+	memset(st, 0, sizeof(SpState));
+	st->key_type = sp_keyio_type_name(as->kt.type);
+	st->has_progress = as->has_progress;
+	st->progress = as->progress;
+	st->rows = as->rows;
+	st->discarded = as->discarded;
+	st->late = as->late;
+	st->run = as->run;
+}
+
 /*
- * The state as it is now, without emissions: taken before a row that
- * opens a new segment and is later than every row run so far, it is the
- * pipeline over exactly the rows up to its progress, and a run from it
- * over the later rows gives what a run from the start gives.
+ * The state as it was before the row that just opened a new segment (its
+ * key is now the closed one; the run has not seen the row; progress and
+ * rows are given as they were), without emissions.  Taken when that row
+ * is later than every row before it, it is the pipeline over exactly the
+ * rows up to its progress, and a run from it over the later rows gives
+ * what a run from the start gives.
  */
 static void
-take_checkpoint(AggState *as)
+take_checkpoint(AggState *as, TimestampTz progress, int64 rows)
 {
 	MemoryContext old = MemoryContextSwitchTo(as->cxt);
 	SpState		st;
 	SpKeyIO		io;
 	int			nest;
 
-	memset(&st, 0, sizeof(st));
-	st.key_type = sp_keyio_type_name(as->kt.type);
-	st.has_progress = as->has_progress;
-	st.progress = as->progress;
-	st.rows = as->rows;
-	st.discarded = as->discarded;
-	st.late = as->late;
-	st.run = as->run;
+	state_header(as, &st);
+	st.progress = progress;
+	st.rows = rows;
 	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
 	nest = sp_keyio_begin();
-	st.key = sp_keyio_to_text(&io, as->ks.key);
+	st.key = sp_keyio_to_text(&io, as->ks.closed);
 	sp_keyio_end(nest);
 	if (as->n_ckpt == as->max_ckpt)
 	{
@@ -258,10 +269,11 @@ take_checkpoint(AggState *as)
 void
 sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
-	if (unlikely(as->keep_checkpoints) && !knull && as->ks.has_key &&
-		as->has_progress && ts > as->progress &&
-		!sp_keys_equal(&as->kt, as->ks.key, key))
-		take_checkpoint(as);
+	bool		later = !as->has_progress || ts > as->progress;
+	TimestampTz progress = as->progress;
+	int64		rows = as->rows;
+	SpKeyEvent	change;
+
 	/* discarded rows are among these, so they stay within the cap too */
 	as->rows = sp_count_next(as->rows, SP_MAX_COUNT, "A pipeline");
 	if (knull)
@@ -279,8 +291,11 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 	as->has_progress = true;
 	as->progress = ts;
 	as->run->ts = ts;			/* for the operators that know time */
+	change = sp_key_track(&as->ks, false, key);
+	if (unlikely(as->keep_checkpoints) && change == SP_KEY_NEW && as->ks.has_closed && later)
+		take_checkpoint(as, progress, rows);
 	/* a boundary emits the closed segment: its key is kept with the emissions */
-	if (sp_run_row(as->run, values, sp_key_track(&as->ks, false, key)))
+	if (sp_run_row(as->run, values, change))
 		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
@@ -346,14 +361,7 @@ sp_agg_result(const AggState *as)
 	char	  **seg_text;
 	int			nest;
 
-	memset(&st, 0, sizeof(st));
-	st.key_type = sp_keyio_type_name(as->kt.type);
-	st.has_progress = as->has_progress;
-	st.progress = as->progress;
-	st.rows = as->rows;
-	st.discarded = as->discarded;
-	st.late = as->late;
-	st.run = as->run;
+	state_header(as, &st);
 	st.n_emit = as->n_emit;
 	st.emit = palloc(sizeof(SpEmission) * Max(as->n_emit, 1));
 	seg_text = palloc(sizeof(char *) * Max(as->n_seg, 1));

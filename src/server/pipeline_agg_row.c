@@ -88,52 +88,45 @@ row_state(FunctionCallInfo fcinfo, bool *knull, Datum *key, bool checkpoints)
 	return as;
 }
 
-/* pipeline_agg_row(ts timestamptz, value float8, key_row record, spec pipeline) */
+/* One row of either aggregate, in either value form. */
+static Datum
+row_step(FunctionCallInfo fcinfo, bool checkpoints, bool array)
+{
+	bool		knull;
+	Datum		key;
+	AggState   *as = row_state(fcinfo, &knull, &key, checkpoints);
+
+	if (array)
+		sp_agg_step_array(fcinfo, as, knull, key);
+	else
+		sp_agg_step_scalar(fcinfo, as, knull, key);
+	PG_RETURN_POINTER(as);
+}
+
+/* pipeline_agg_row(ts timestamptz, value float8 or float8[], key_row record, spec pipeline) */
 Datum
 pipeline_agg_row_step(PG_FUNCTION_ARGS)
 {
-	bool		knull;
-	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key, false);
-
-	sp_agg_step_scalar(fcinfo, as, knull, key);
-	PG_RETURN_POINTER(as);
+	return row_step(fcinfo, false, false);
 }
 
-/* pipeline_agg_row(ts timestamptz, value float8[], key_row record, spec pipeline) */
 Datum
 pipeline_agg_row_step_array(PG_FUNCTION_ARGS)
 {
-	bool		knull;
-	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key, false);
-
-	sp_agg_step_array(fcinfo, as, knull, key);
-	PG_RETURN_POINTER(as);
+	return row_step(fcinfo, false, true);
 }
 
-/* pipeline_agg_checkpoints(ts timestamptz, value float8, key_row record, spec pipeline) */
+/* pipeline_agg_checkpoints(ts timestamptz, value float8 or float8[], key_row record, spec pipeline) */
 Datum
 pipeline_agg_checkpoints_step(PG_FUNCTION_ARGS)
 {
-	bool		knull;
-	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key, true);
-
-	sp_agg_step_scalar(fcinfo, as, knull, key);
-	PG_RETURN_POINTER(as);
+	return row_step(fcinfo, true, false);
 }
 
-/* pipeline_agg_checkpoints(ts timestamptz, value float8[], key_row record, spec pipeline) */
 Datum
 pipeline_agg_checkpoints_step_array(PG_FUNCTION_ARGS)
 {
-	bool		knull;
-	Datum		key;
-	AggState   *as = row_state(fcinfo, &knull, &key, true);
-
-	sp_agg_step_array(fcinfo, as, knull, key);
-	PG_RETURN_POINTER(as);
+	return row_step(fcinfo, true, true);
 }
 
 /* the result, then the checkpoints: pipeline[] */
