@@ -43,14 +43,6 @@ PG_FUNCTION_INFO_V1(pipeline_agg_final);
 
 /* ---- the transition state ---- */
 
-typedef struct AggEmission
-{
-	TimestampTz ts;
-	int32		seg;			/* index into seg_keys */
-	int32		port;
-	double		value;
-} AggEmission;
-
 struct AggState
 {
 	MemoryContext cxt;
@@ -73,6 +65,7 @@ struct AggState
 	int			n_ckpt;
 	int			max_ckpt;
 	Datum	   *ckpt;			/* pipelines as before each boundary */
+	TimestampTz *ckpt_ts;		/* their progress */
 };
 
 /* Continue from a stored state: the run, the key, progress and counters. */
@@ -260,7 +253,11 @@ take_checkpoint(AggState *as, TimestampTz progress, int64 rows)
 		as->ckpt = as->ckpt ?
 			repalloc_huge(as->ckpt, sizeof(Datum) * as->max_ckpt) :
 			MemoryContextAllocHuge(as->cxt, sizeof(Datum) * as->max_ckpt);
+		as->ckpt_ts = as->ckpt_ts ?
+			repalloc_huge(as->ckpt_ts, sizeof(TimestampTz) * as->max_ckpt) :
+			MemoryContextAllocHuge(as->cxt, sizeof(TimestampTz) * as->max_ckpt);
 	}
+	as->ckpt_ts[as->n_ckpt] = progress;
 	as->ckpt[as->n_ckpt++] = PointerGetDatum(sp_value_build(as->cfg, &st));
 	MemoryContextSwitchTo(old);
 }
@@ -300,33 +297,50 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 }
 
 void
+sp_agg_step(AggState *as, bool tsnull, TimestampTz ts, bool vnull, Datum value,
+			bool array, bool knull, Datum key)
+{
+	if (!array)
+		sp_check_scalar_form(as->cfg);
+	if (sp_agg_time(as, tsnull, ts, false))
+	{
+		if (array)
+		{
+			bool		data_row = !vnull &&
+				sp_read_array_row(value, as->run->row_in, as->cfg);
+
+			sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
+		}
+		else
+		{
+			double		v = vnull ? 0.0 : DatumGetFloat8(value);
+
+			sp_agg_row(as, ts, vnull ? NULL : &v, knull, key);
+		}
+	}
+}
+
+void
 sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	TimestampTz ts;
-	double		value;
-
-	sp_check_scalar_form(as->cfg);
-	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
-	{
-		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
-		sp_agg_row(as, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value, knull, key);
-	}
+	sp_agg_step(as, PG_ARGISNULL(ARG_TS), PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
+				false, knull, key);
 }
 
 void
 sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	TimestampTz ts;
+	sp_agg_step(as, PG_ARGISNULL(ARG_TS), PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
+				true, knull, key);
+}
 
-	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
-	{
-		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
-			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
-
-		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
-	}
+bool
+sp_agg_progress(const AggState *as, TimestampTz *progress)
+{
+	*progress = as->progress;
+	return as->has_progress;
 }
 
 /* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
@@ -384,11 +398,40 @@ sp_agg_result(const AggState *as)
 	return PointerGetDatum(sp_value_build(as->cfg, &st));
 }
 
+/*
+ * The pipeline with its state, without emissions: what a state table keeps.
+ * The caller holds the key I/O settings (sp_keyio_begin).
+ */
+Datum
+sp_agg_state_datum(const AggState *as, SpKeyIO *io)
+{
+	SpState		st;
+
+	state_header(as, &st);
+	if (as->ks.has_key)
+		st.key = sp_keyio_to_text(io, as->ks.key);
+	return PointerGetDatum(sp_value_build(as->cfg, &st));
+}
+
+const AggEmission *
+sp_agg_emissions(const AggState *as, int *n, const Datum **seg_keys)
+{
+	*n = as->n_emit;
+	*seg_keys = as->seg_keys;
+	return as->emit;
+}
+
 const Datum *
 sp_agg_checkpoints(const AggState *as, int *n)
 {
 	*n = as->n_ckpt;
 	return as->ckpt;
+}
+
+const TimestampTz *
+sp_agg_checkpoint_times(const AggState *as)
+{
+	return as->ckpt_ts;
 }
 
 Datum

@@ -12,7 +12,18 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
+#include "sp_keyio.h"
+
 typedef struct AggState AggState;
+
+/* An emission of a run: the closed segment's key is seg_keys[seg]. */
+typedef struct AggEmission
+{
+	TimestampTz ts;
+	int32		seg;
+	int32		port;			/* from 0 */
+	double		value;
+} AggEmission;
 
 extern AggState *sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type,
 							  Oid collation, MemoryContext cxt);
@@ -31,10 +42,18 @@ extern Oid	sp_agg_key_type(const AggState *as);
 extern void sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
 extern void sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
 
+/* One row, by its Datums: a float8 or float8[] value (array), NULL for punctuation. */
+extern void sp_agg_step(AggState *as, bool tsnull, TimestampTz ts, bool vnull, Datum value,
+						bool array, bool knull, Datum key);
+/* The latest timestamp processed; false when there is none. */
+extern bool sp_agg_progress(const AggState *as, TimestampTz *progress);
+
 extern bool sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied);
 extern void sp_agg_row(AggState *as, TimestampTz ts, const double *values,
 					   bool knull, Datum key);
 extern Datum sp_agg_result(const AggState *as);
+extern Datum sp_agg_state_datum(const AggState *as, SpKeyIO *io);
+extern const AggEmission *sp_agg_emissions(const AggState *as, int *n, const Datum **seg_keys);
 
 /*
  * Checkpoints: a run asked to keep them keeps the pipeline as it is before
@@ -43,5 +62,6 @@ extern Datum sp_agg_result(const AggState *as);
  */
 extern void sp_agg_keep_checkpoints(AggState *as);
 extern const Datum *sp_agg_checkpoints(const AggState *as, int *n);
+extern const TimestampTz *sp_agg_checkpoint_times(const AggState *as);
 
 #endif							/* PIPELINE_AGG_H */

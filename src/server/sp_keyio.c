@@ -45,10 +45,21 @@ static const char *const fixed_settings[][2] = {
 	{"search_path", "pg_catalog"},
 };
 
+/*
+ * Set by sp_keyio_hold: the settings are in force already, for a stretch of
+ * C code that converts many keys (the maintained trigger's), and a begin
+ * inside it sets nothing.  Cleared by sp_keyio_release, on error too.
+ */
+static bool held = false;
+
 int
 sp_keyio_begin(void)
 {
-	int			nest = NewGUCNestLevel();
+	int			nest;
+
+	if (held)
+		return 0;				/* NewGUCNestLevel never gives 0 */
+	nest = NewGUCNestLevel();
 
 	for (int i = 0; i < lengthof(fixed_settings); i++)
 		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
@@ -60,7 +71,30 @@ sp_keyio_begin(void)
 void
 sp_keyio_end(int nest)
 {
-	AtEOXact_GUC(true, nest);
+	if (nest != 0)
+		AtEOXact_GUC(true, nest);
+}
+
+int
+sp_keyio_hold(void)
+{
+	int			nest = sp_keyio_begin();
+
+	held = true;
+	return nest;
+}
+
+void
+sp_keyio_release(int nest)
+{
+	held = false;
+	sp_keyio_end(nest);
+}
+
+void
+sp_keyio_abandon(void)
+{
+	held = false;
 }
 
 char *

@@ -43,6 +43,16 @@ extern void sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt);
 extern int	sp_keyio_begin(void);
 extern void sp_keyio_end(int nest);
 
+/*
+ * begin, for a stretch of C code that converts many keys: the begins and
+ * ends inside it set nothing.  No user code may run inside it but the key
+ * types' I/O functions.  On error, abandon (the transaction's abort undoes
+ * the settings).
+ */
+extern int	sp_keyio_hold(void);
+extern void sp_keyio_release(int nest);
+extern void sp_keyio_abandon(void);
+
 extern char *sp_keyio_to_text(SpKeyIO *io, Datum key);
 
 /*

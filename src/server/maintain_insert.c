@@ -1,0 +1,764 @@
+/*
+ * maintain_insert.c
+ *	  segpipe_insert_trigger(): the insert trigger of a maintained results
+ *	  table (segpipe_maintain, docs/reference.md "Maintained results").
+ *
+ * An INSERT's rows usually come after everything their sensors have seen,
+ * and in order.  This trigger runs such sensors on from their states in
+ * one pass over the statement's rows, in C: the rows stream from the
+ * transition table into the sensors' runs, which are saved, with their
+ * emissions and checkpoints, by one statement each.  A sensor whose rows
+ * are not in order within the statement is run again by SQL that sorts
+ * them (the statement "sorted"); one with a row at or before its progress
+ * is corrected from its checkpoints (the statement "correct"), under the
+ * late-row policy 'correct'.  Both give what the fast path would give over
+ * sorted rows: whatever the rows' order, the results are those of a run
+ * over the readings in the order ts, value, key.
+ *
+ * The SQL it runs comes from segpipe_maintain as the trigger's arguments
+ * (schema-qualified, written for fixed settings); it is prepared once per
+ * trigger and backend, under the settings the generated functions run with.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "nodes/pg_list.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
+
+#include "pipeline_agg.h"
+#include "sp_keyio.h"
+
+PG_FUNCTION_INFO_V1(segpipe_insert_trigger);
+
+/* The trigger's arguments, as segpipe_maintain writes them. */
+enum
+{
+	A_TAG,						/* ARGS_TAG: the layout of what follows */
+	A_PARTS,					/* the statement's sensors, sorted */
+	A_LOCK,						/* $1 sensors: insert new ones, lock all */
+	A_READ,						/* $1 sensors: (ordinal, state) */
+	A_ROWS,						/* the rows: sensor, ts, value, key */
+	A_SAVE,						/* $1 sensors, $2 states */
+	A_EMIT,						/* $1 sensors, $2 ts, $3 keys, $4 ports, $5 values */
+	A_CKPT,						/* $1 sensors, $2 ts, $3 states */
+	A_SORTED,					/* $1 sensors: run from their states, sorted */
+	A_CORRECT,					/* $1 sensors, $2 since: corrected */
+	A_PRUNE,					/* $1 sensors: checkpoints past the horizon; '' */
+	A_LATE,						/* the late-row policy */
+	N_ARGS
+};
+
+#define ARGS_TAG "segpipe insert 1"
+
+/* Each statement but A_TAG and A_LATE is a plan. */
+#define N_PLANS N_ARGS
+
+/* What a backend keeps for one trigger: its arguments and plans. */
+typedef struct TriggerPlans
+{
+	Oid			tgoid;			/* hash key */
+	MemoryContext cxt;
+	char	   *args[N_ARGS];
+	Oid			part_type;		/* the types the plans were prepared for */
+	Oid			key_type;
+	Oid			pipeline_type;
+	SPIPlanPtr	plans[N_PLANS];
+	FmgrInfo	flinfo;			/* parsed configurations (sp_config_cache.h) */
+} TriggerPlans;
+
+static HTAB *trigger_plans = NULL;
+
+typedef enum SensorPath
+{
+	PATH_FAST,					/* run on here */
+	PATH_SORTED,				/* rows out of order: the sorted statement */
+	PATH_LATE					/* a row at or before its progress: corrected */
+} SensorPath;
+
+typedef struct Sensor
+{
+	Datum		part;
+	Datum		state;			/* as stored */
+	AggState   *as;
+	bool		has_stored;		/* the stored state's progress */
+	TimestampTz stored;
+	SensorPath	path;
+	bool		has_min;		/* the earliest row of the statement */
+	TimestampTz min_ts;
+	bool		has_prev;		/* the previous row, to see the order */
+	TimestampTz prev_ts;
+	bool		prev_vnull;
+	double		prev_v;
+} Sensor;
+
+/* One statement's run. */
+typedef struct InsertRun
+{
+	TriggerPlans *tp;
+	MemoryContext cxt;
+	MemoryContext rowcxt;		/* reset before each row */
+	int			n;
+	Sensor	   *sensors;		/* in the order of A_PARTS */
+	int16		part_len;
+	bool		part_byval;
+	char		part_align;
+	FmgrInfo   *part_cmp;
+	Oid			part_coll;
+	Oid			key_coll;
+	bool		array;			/* values are float8[] */
+	bool		late_correct;
+} InsertRun;
+
+typedef struct RowReceiver
+{
+	DestReceiver pub;
+	InsertRun  *run;
+} RowReceiver;
+
+static const char *const fixed_settings[][2] = {
+	{"search_path", "pg_catalog, pg_temp"},
+	{"TimeZone", "UTC"},
+	{"DateStyle", "ISO, YMD"},
+	{"IntervalStyle", "postgres"},
+	{"jit", "off"},
+};
+
+/* ---- plans ---- */
+
+static TriggerPlans *
+trigger_plans_for(Trigger *tg)
+{
+	TriggerPlans *tp;
+	bool		found;
+
+	if (tg->tgnargs != N_ARGS || strcmp(tg->tgargs[A_TAG], ARGS_TAG) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" was not made by this version of segpipe_maintain()", tg->tgname),
+				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
+	if (strcmp(tg->tgargs[A_LATE], "correct") != 0 && strcmp(tg->tgargs[A_LATE], "drop") != 0 &&
+		strcmp(tg->tgargs[A_LATE], "error") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" has an invalid late-row policy \"%s\"", tg->tgname, tg->tgargs[A_LATE])));
+
+	if (trigger_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(TriggerPlans);
+		ctl.hcxt = TopMemoryContext;
+		trigger_plans = hash_create("segpipe insert trigger plans", 16, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	tp = hash_search(trigger_plans, &tg->tgoid, HASH_ENTER, &found);
+	if (found)
+	{
+		bool		same = true;
+
+		for (int i = 0; i < N_ARGS && same; i++)
+			same = strcmp(tp->args[i], tg->tgargs[i]) == 0;
+		if (same)
+			return tp;
+		/* a trigger made again under the same OID: start over */
+		for (int i = 0; i < N_PLANS; i++)
+			if (tp->plans[i] != NULL)
+				SPI_freeplan(tp->plans[i]);
+		MemoryContextDelete(tp->cxt);
+	}
+	tp->cxt = NULL;
+	PG_TRY();
+	{
+		tp->cxt = AllocSetContextCreate(TopMemoryContext, "segpipe insert trigger",
+										ALLOCSET_SMALL_SIZES);
+		for (int i = 0; i < N_ARGS; i++)
+			tp->args[i] = MemoryContextStrdup(tp->cxt, tg->tgargs[i]);
+	}
+	PG_CATCH();
+	{
+		if (tp->cxt != NULL)
+			MemoryContextDelete(tp->cxt);
+		hash_search(trigger_plans, &tg->tgoid, HASH_REMOVE, NULL);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	tp->part_type = tp->key_type = tp->pipeline_type = InvalidOid;
+	memset(tp->plans, 0, sizeof(tp->plans));
+	memset(&tp->flinfo, 0, sizeof(FmgrInfo));
+	tp->flinfo.fn_mcxt = tp->cxt;
+	tp->flinfo.fn_oid = InvalidOid;
+	return tp;
+}
+
+/* Plans made for other types go (a column's type changed since). */
+static void
+plans_for_types(TriggerPlans *tp, Oid part_type)
+{
+	if (tp->part_type == part_type)
+		return;
+	for (int i = 0; i < N_PLANS; i++)
+		if (tp->plans[i] != NULL && i != A_PARTS)
+		{
+			SPI_freeplan(tp->plans[i]);
+			tp->plans[i] = NULL;
+		}
+	tp->part_type = part_type;
+	tp->key_type = tp->pipeline_type = InvalidOid;
+}
+
+static SPIPlanPtr
+plan(TriggerPlans *tp, int which, int nargs, Oid *argtypes)
+{
+	if (tp->plans[which] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(tp->args[which], nargs, argtypes);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for segpipe's insert statement %d: %s",
+				 which, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "SPI_keepplan failed");
+		tp->plans[which] = p;
+	}
+	return tp->plans[which];
+}
+
+static void
+run_plan(SPIPlanPtr p, Datum *values, int expected)
+{
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	int			rc = SPI_execute_plan(p, values, nulls, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "segpipe's insert statement returned %s", SPI_result_code_string(rc));
+}
+
+static Oid
+array_type_of(Oid elem)
+{
+	Oid			t = get_array_type(elem);
+
+	if (!OidIsValid(t))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type %s has no array type", format_type_be(elem))));
+	return t;
+}
+
+/* ---- the sensors ---- */
+
+static Sensor *
+find_sensor(InsertRun *run, Datum part)
+{
+	int			lo = 0,
+				hi = run->n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int32		c = DatumGetInt32(FunctionCall2Coll(run->part_cmp, run->part_coll,
+														part, run->sensors[mid].part));
+
+		if (c == 0)
+			return &run->sensors[mid];
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	elog(ERROR, "a row's sensor is not among the statement's sensors");
+	pg_unreachable();
+}
+
+/* the order of ORDER BY value: NaN above every number, NULL last */
+static int
+value_cmp(bool an, double a, bool bn, double b)
+{
+	if (an || bn)
+		return (an == bn) ? 0 : (an ? 1 : -1);
+	return float8_cmp_internal(a, b);
+}
+
+/* One row of the statement. */
+static bool
+rows_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	InsertRun  *run = ((RowReceiver *) self)->run;
+	Sensor	   *s;
+	bool		tsnull,
+				vnull,
+				knull;
+	TimestampTz ts;
+	Datum		v;
+	MemoryContext old;
+
+	slot_getallattrs(slot);
+	if (slot->tts_isnull[0])
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("a row's sensor is null")));
+	s = find_sensor(run, slot->tts_values[0]);
+	tsnull = slot->tts_isnull[1];
+	ts = tsnull ? 0 : DatumGetTimestampTz(slot->tts_values[1]);
+	vnull = slot->tts_isnull[2];
+	v = slot->tts_values[2];
+	knull = slot->tts_isnull[3];
+
+	MemoryContextReset(run->rowcxt);
+	old = MemoryContextSwitchTo(run->rowcxt);
+	if (tsnull)
+	{
+		/* an error, as in every run */
+		sp_agg_step(s->as, true, 0, vnull, v, run->array, knull, slot->tts_values[3]);
+	}
+	if (!s->has_min || ts < s->min_ts)
+	{
+		s->has_min = true;
+		s->min_ts = ts;
+	}
+	if (s->path != PATH_LATE && run->late_correct && s->has_stored && ts <= s->stored)
+		s->path = PATH_LATE;
+	if (s->path == PATH_FAST && s->has_prev &&
+		(ts < s->prev_ts ||
+		 (ts == s->prev_ts &&
+		  (run->array || value_cmp(vnull, vnull ? 0 : DatumGetFloat8(v),
+								   s->prev_vnull, s->prev_v) <= 0))))
+		s->path = PATH_SORTED;
+	if (s->path == PATH_FAST)
+	{
+		s->has_prev = true;
+		s->prev_ts = ts;
+		s->prev_vnull = vnull;
+		s->prev_v = (vnull || run->array) ? 0 : DatumGetFloat8(v);
+		sp_agg_step(s->as, false, ts, vnull, v, run->array, knull, slot->tts_values[3]);
+	}
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+static void
+rows_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	InsertRun  *run = ((RowReceiver *) self)->run;
+
+	/* the plan was made for these types: a change since is refused */
+	if (desc->natts != 4 ||
+		TupleDescAttr(desc, 0)->atttypid != run->tp->part_type ||
+		TupleDescAttr(desc, 1)->atttypid != TIMESTAMPTZOID ||
+		TupleDescAttr(desc, 2)->atttypid != (run->array ? FLOAT8ARRAYOID : FLOAT8OID) ||
+		TupleDescAttr(desc, 3)->atttypid != run->tp->key_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the readings' columns no longer match the maintained results"),
+				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
+}
+
+static void
+rows_shutdown(DestReceiver *self)
+{
+}
+
+static void
+rows_destroy(DestReceiver *self)
+{
+}
+
+/* ---- the trigger ---- */
+
+/*
+ * The statement's sensors (sorted as the state table's key sorts them),
+ * inserted when new and locked, in that order, so that two statements never
+ * wait for each other in a cycle; then their states.
+ */
+static void
+read_sensors(InsertRun *run, Datum *parts_array)
+{
+	TriggerPlans *tp = run->tp;
+	SPITupleTable *tt;
+	TupleDesc	desc;
+	Oid			part_type;
+	Oid			argtype;
+	TypeCacheEntry *tce;
+	Datum	   *parts;
+
+	run_plan(plan(tp, A_PARTS, 0, NULL), NULL, SPI_OK_SELECT);
+	tt = SPI_tuptable;
+	desc = tt->tupdesc;
+	part_type = TupleDescAttr(desc, 0)->atttypid;
+	run->part_coll = TupleDescAttr(desc, 0)->attcollation;
+	plans_for_types(tp, part_type);
+	get_typlenbyvalalign(part_type, &run->part_len, &run->part_byval, &run->part_align);
+	tce = lookup_type_cache(getBaseType(part_type), TYPECACHE_CMP_PROC_FINFO);
+	if (!OidIsValid(tce->cmp_proc_finfo.fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("could not identify a comparison function for type %s",
+						format_type_be(part_type))));
+	run->part_cmp = &tce->cmp_proc_finfo;
+
+	run->n = (int) SPI_processed;
+	run->sensors = MemoryContextAllocZero(run->cxt, sizeof(Sensor) * Max(run->n, 1));
+	parts = MemoryContextAlloc(run->cxt, sizeof(Datum) * Max(run->n, 1));
+	for (int i = 0; i < run->n; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("a row's sensor is null")));
+		parts[i] = run->sensors[i].part = datumCopy(d, run->part_byval, run->part_len);
+	}
+	SPI_freetuptable(tt);
+	*parts_array = PointerGetDatum(construct_array(parts, run->n, part_type, run->part_len,
+												   run->part_byval, run->part_align));
+
+	argtype = array_type_of(part_type);
+	run_plan(plan(tp, A_LOCK, 1, &argtype), parts_array, SPI_OK_INSERT);
+	run_plan(plan(tp, A_READ, 1, &argtype), parts_array, SPI_OK_SELECT);
+	tt = SPI_tuptable;
+	desc = tt->tupdesc;
+	if (SPI_processed != (uint64) run->n)
+		elog(ERROR, "segpipe's maintained sensors: %d locked, " UINT64_FORMAT " read",
+			 run->n, SPI_processed);
+	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		inull,
+					snull;
+		int64		i = DatumGetInt64(SPI_getbinval(tt->vals[r], desc, 1, &inull));
+		Datum		st = SPI_getbinval(tt->vals[r], desc, 2, &snull);
+
+		if (inull || snull || i < 1 || i > run->n)
+			elog(ERROR, "segpipe's maintained sensors: invalid state row");
+		run->sensors[i - 1].state = datumCopy(st, false, -1);
+	}
+	SPI_freetuptable(tt);
+}
+
+/* The key's type, as the rows statement gives it. */
+static void
+rows_types(InsertRun *run)
+{
+	TriggerPlans *tp = run->tp;
+	SPIPlanPtr	p = plan(tp, A_ROWS, 0, NULL);
+	List	   *sources = SPI_plan_get_plan_sources(p);
+	CachedPlanSource *ps;
+	TupleDesc	desc;
+
+	if (list_length(sources) != 1)
+		elog(ERROR, "segpipe's rows statement must be one query");
+	ps = (CachedPlanSource *) linitial(sources);
+	desc = ps->resultDesc;
+	if (desc == NULL || desc->natts != 4)
+		elog(ERROR, "segpipe's rows statement must return four columns");
+	run->array = TupleDescAttr(desc, 2)->atttypid == FLOAT8ARRAYOID;
+	run->key_coll = TupleDescAttr(desc, 3)->attcollation;
+	if (tp->key_type != TupleDescAttr(desc, 3)->atttypid)
+	{
+		if (tp->plans[A_EMIT] != NULL)
+		{
+			SPI_freeplan(tp->plans[A_EMIT]);
+			tp->plans[A_EMIT] = NULL;
+		}
+		tp->key_type = TupleDescAttr(desc, 3)->atttypid;
+	}
+}
+
+/* Each sensor's run from its stored state. */
+static void
+begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
+{
+	for (int i = 0; i < run->n; i++)
+	{
+		Sensor	   *s = &run->sensors[i];
+
+		s->as = sp_agg_begin(fcinfo, s->state, run->tp->key_type, run->key_coll, run->cxt);
+		sp_agg_keep_checkpoints(s->as);
+		s->has_stored = sp_agg_progress(s->as, &s->stored);
+		s->path = PATH_FAST;
+	}
+}
+
+/* The states, emissions and checkpoints of the sensors run here. */
+static void
+save_runs(InsertRun *run, Datum parts_array)
+{
+	TriggerPlans *tp = run->tp;
+	int			n_fast = 0,
+				n_emit = 0,
+				n_ckpt = 0,
+				e = 0,
+				c = 0;
+	Datum	   *fparts,
+			   *states;
+	Datum	   *eparts,
+			   *ets,
+			   *ekeys,
+			   *eports,
+			   *evalues;
+	Datum	   *cparts,
+			   *cts,
+			   *cstates;
+	int16		key_len;
+	bool		key_byval;
+	char		key_align;
+	SpKeyIO		io;
+	int			nest;
+
+	for (int i = 0; i < run->n; i++)
+	{
+		Sensor	   *s = &run->sensors[i];
+		int			n;
+		const Datum *keys;
+
+		if (s->path != PATH_FAST)
+			continue;
+		n_fast++;
+		(void) sp_agg_emissions(s->as, &n, &keys);
+		n_emit += n;
+		(void) sp_agg_checkpoints(s->as, &n);
+		n_ckpt += n;
+	}
+	if (n_fast == 0)
+		return;
+
+	fparts = palloc(sizeof(Datum) * n_fast);
+	states = palloc(sizeof(Datum) * n_fast);
+	eparts = palloc(sizeof(Datum) * Max(n_emit, 1));
+	ets = palloc(sizeof(Datum) * Max(n_emit, 1));
+	ekeys = palloc(sizeof(Datum) * Max(n_emit, 1));
+	eports = palloc(sizeof(Datum) * Max(n_emit, 1));
+	evalues = palloc(sizeof(Datum) * Max(n_emit, 1));
+	cparts = palloc(sizeof(Datum) * Max(n_ckpt, 1));
+	cts = palloc(sizeof(Datum) * Max(n_ckpt, 1));
+	cstates = palloc(sizeof(Datum) * Max(n_ckpt, 1));
+
+	sp_keyio_init(&io, tp->key_type, CurrentMemoryContext);
+	nest = sp_keyio_hold();
+	PG_TRY();
+	{
+		int			f = 0;
+
+		for (int i = 0; i < run->n; i++)
+		{
+			Sensor	   *s = &run->sensors[i];
+			int			n;
+			const Datum *keys;
+			const AggEmission *em;
+			const Datum *ck;
+			const TimestampTz *ck_ts;
+
+			if (s->path != PATH_FAST)
+				continue;
+			fparts[f] = s->part;
+			states[f++] = sp_agg_state_datum(s->as, &io);
+			em = sp_agg_emissions(s->as, &n, &keys);
+			for (int k = 0; k < n; k++, e++)
+			{
+				eparts[e] = s->part;
+				ets[e] = TimestampTzGetDatum(em[k].ts);
+				ekeys[e] = keys[em[k].seg];
+				eports[e] = Int32GetDatum(em[k].port + 1);
+				evalues[e] = Float8GetDatum(em[k].value);
+			}
+			ck = sp_agg_checkpoints(s->as, &n);
+			ck_ts = sp_agg_checkpoint_times(s->as);
+			for (int k = 0; k < n; k++, c++)
+			{
+				cparts[c] = s->part;
+				cts[c] = TimestampTzGetDatum(ck_ts[k]);
+				cstates[c] = ck[k];
+			}
+		}
+	}
+	PG_CATCH();
+	{
+		sp_keyio_abandon();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	sp_keyio_release(nest);
+
+	{
+		Oid			argtypes[2] = {array_type_of(tp->part_type), array_type_of(tp->pipeline_type)};
+		Datum		values[2];
+
+		values[0] = PointerGetDatum(construct_array(fparts, n_fast, tp->part_type, run->part_len,
+													run->part_byval, run->part_align));
+		values[1] = PointerGetDatum(construct_array(states, n_fast, tp->pipeline_type, -1, false, TYPALIGN_INT));
+		run_plan(plan(tp, A_SAVE, 2, argtypes), values, SPI_OK_UPDATE);
+	}
+	if (n_emit > 0)
+	{
+		Oid			argtypes[5] = {array_type_of(tp->part_type), TIMESTAMPTZARRAYOID,
+		array_type_of(tp->key_type), INT4ARRAYOID, FLOAT8ARRAYOID};
+		Datum		values[5];
+
+		get_typlenbyvalalign(tp->key_type, &key_len, &key_byval, &key_align);
+		values[0] = PointerGetDatum(construct_array(eparts, n_emit, tp->part_type, run->part_len,
+													run->part_byval, run->part_align));
+		values[1] = PointerGetDatum(construct_array(ets, n_emit, TIMESTAMPTZOID, sizeof(TimestampTz),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[2] = PointerGetDatum(construct_array(ekeys, n_emit, tp->key_type, key_len, key_byval, key_align));
+		values[3] = PointerGetDatum(construct_array(eports, n_emit, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+		values[4] = PointerGetDatum(construct_array(evalues, n_emit, FLOAT8OID, sizeof(float8),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		run_plan(plan(tp, A_EMIT, 5, argtypes), values, SPI_OK_INSERT);
+	}
+	if (n_ckpt > 0)
+	{
+		Oid			argtypes[3] = {array_type_of(tp->part_type), TIMESTAMPTZARRAYOID,
+		array_type_of(tp->pipeline_type)};
+		Datum		values[3];
+
+		values[0] = PointerGetDatum(construct_array(cparts, n_ckpt, tp->part_type, run->part_len,
+													run->part_byval, run->part_align));
+		values[1] = PointerGetDatum(construct_array(cts, n_ckpt, TIMESTAMPTZOID, sizeof(TimestampTz),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[2] = PointerGetDatum(construct_array(cstates, n_ckpt, tp->pipeline_type, -1, false, TYPALIGN_INT));
+		run_plan(plan(tp, A_CKPT, 3, argtypes), values, SPI_OK_INSERT);
+	}
+}
+
+/* The sensors of one path, as an array; since: their earliest rows. */
+static int
+sensors_of(InsertRun *run, SensorPath path, Datum *parts, Datum *since)
+{
+	Datum	   *p = palloc(sizeof(Datum) * Max(run->n, 1));
+	Datum	   *t = palloc(sizeof(Datum) * Max(run->n, 1));
+	int			n = 0;
+
+	for (int i = 0; i < run->n; i++)
+		if (run->sensors[i].path == path)
+		{
+			p[n] = run->sensors[i].part;
+			t[n++] = TimestampTzGetDatum(run->sensors[i].min_ts);
+		}
+	*parts = PointerGetDatum(construct_array(p, n, run->tp->part_type, run->part_len,
+											 run->part_byval, run->part_align));
+	if (since != NULL)
+		*since = PointerGetDatum(construct_array(t, n, TIMESTAMPTZOID, sizeof(TimestampTz),
+												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	return n;
+}
+
+Datum
+segpipe_insert_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TriggerPlans *tp;
+	InsertRun	run;
+	RowReceiver dest;
+	SPIExecuteOptions options;
+	Datum		parts_array;
+	Datum		args[2];
+	Oid			argtypes[2];
+	int			nest;
+	MemoryContext old;
+	LOCAL_FCINFO(fc, 0);
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("segpipe_insert_trigger() was not called by trigger manager")));
+	if (!TRIGGER_FIRED_AFTER(td->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(td->tg_event) || td->tg_newtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("segpipe_insert_trigger() must be fired AFTER INSERT FOR EACH STATEMENT with a NEW TABLE")));
+	if (tuplestore_tuple_count(td->tg_newtable) == 0)
+		return PointerGetDatum(NULL);
+
+	tp = trigger_plans_for(td->tg_trigger);
+	memset(&run, 0, sizeof(run));
+	run.tp = tp;
+	run.late_correct = strcmp(tp->args[A_LATE], "correct") == 0;
+	run.cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe insert run",
+									ALLOCSET_DEFAULT_SIZES);
+	run.rowcxt = AllocSetContextCreate(run.cxt, "segpipe insert row",
+									   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(run.cxt);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "SPI_register_trigger_data failed");
+	/* the settings the generated statements are written for */
+	nest = NewGUCNestLevel();
+	for (int i = 0; i < lengthof(fixed_settings); i++)
+		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+
+	read_sensors(&run, &parts_array);
+	rows_types(&run);
+
+	InitFunctionCallInfoData(*fc, &tp->flinfo, 0, InvalidOid, NULL, NULL);
+	{
+		int			knest = sp_keyio_hold();
+
+		PG_TRY();
+		{
+			begin_runs(&run, fc);
+		}
+		PG_CATCH();
+		{
+			sp_keyio_abandon();
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		sp_keyio_release(knest);
+	}
+
+	/* the rows, streamed into the runs */
+	memset(&dest, 0, sizeof(dest));
+	dest.pub.receiveSlot = rows_receive;
+	dest.pub.rStartup = rows_startup;
+	dest.pub.rShutdown = rows_shutdown;
+	dest.pub.rDestroy = rows_destroy;
+	dest.pub.mydest = DestNone;
+	dest.run = &run;
+	memset(&options, 0, sizeof(options));
+	options.dest = (DestReceiver *) &dest;
+	{
+		int			rc = SPI_execute_plan_extended(plan(tp, A_ROWS, 0, NULL), &options);
+
+		if (rc < 0)
+			elog(ERROR, "segpipe's rows statement returned %s", SPI_result_code_string(rc));
+	}
+
+	save_runs(&run, parts_array);
+
+	argtypes[0] = array_type_of(tp->part_type);
+	argtypes[1] = TIMESTAMPTZARRAYOID;
+	if (sensors_of(&run, PATH_SORTED, &args[0], NULL) > 0)
+		run_plan(plan(tp, A_SORTED, 1, argtypes), args, SPI_OK_INSERT);
+	if (sensors_of(&run, PATH_LATE, &args[0], &args[1]) > 0)
+		run_plan(plan(tp, A_CORRECT, 2, argtypes), args, SPI_OK_SELECT);
+	if (tp->args[A_PRUNE][0] != '\0')
+		run_plan(plan(tp, A_PRUNE, 1, argtypes), &parts_array, SPI_OK_DELETE);
+
+	AtEOXact_GUC(true, nest);
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(run.cxt);
+	return PointerGetDatum(NULL);
+}
