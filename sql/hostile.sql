@@ -204,12 +204,16 @@ SELECT count(*) AS traps FROM mal.trap_log;
 -- the generated code: pipeline_agg_row with exact argument types, and the
 -- partition column's own equality
 -- (the trigger, and the function that corrects sensors; its other form,
--- taking a relation, only calls the first)
-SELECT oid::regprocedure AS function,
-       regexp_count(prosrc, 'public\.pipeline_agg_checkpoints\(x\.ts, x\.v, ROW\(x\.k\), ') AS agg_calls,
-       regexp_count(prosrc, 'OPERATOR\(pg_catalog\.=\)') AS qualified_equalities,
-       regexp_count(prosrc, '(part|\.p|sensor_id) = ') AS bare_equalities
-FROM pg_proc WHERE proname IN ('daily_maintain', 'daily_correct') ORDER BY 1::text;
+-- taking a relation, only calls the first; the insert trigger's SQL is in
+-- its arguments)
+SELECT g.f AS function,
+       regexp_count(g.src, 'public\.pipeline_agg_checkpoints\(x\.ts, x\.v, ROW\(x\.k\), ') AS agg_calls,
+       regexp_count(g.src, 'OPERATOR\(pg_catalog\.=\)') AS qualified_equalities,
+       regexp_count(g.src, '(part|\.p|sensor_id) = ') AS bare_equalities
+FROM (SELECT oid::regprocedure::text AS f, prosrc AS src FROM pg_proc WHERE proname IN ('daily_maintain', 'daily_correct')
+      UNION ALL
+      SELECT tgname || ' (arguments)', encode(tgargs, 'escape') FROM pg_trigger WHERE tgname = 'daily_insert') AS g
+ORDER BY 1;
 SELECT segpipe_unmaintain('daily', true);
 
 -- A citext partition column joins with citext's own equality: 'a' and 'A'
@@ -223,7 +227,10 @@ INSERT INTO ci_readings VALUES ('a', '2026-03-03 08:00+00', 30);
 SELECT sensor, pipeline_rows(state), pipeline_late(state) FROM ci_daily_state ORDER BY sensor;
 SELECT * FROM ci_daily ORDER BY sensor, ts;
 SELECT proname, regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS citext_equalities
-FROM pg_proc WHERE proname IN ('ci_daily_maintain', 'ci_daily_correct') ORDER BY 1, 2;
+FROM (SELECT proname::text, prosrc FROM pg_proc WHERE proname IN ('ci_daily_maintain', 'ci_daily_correct')
+      UNION ALL
+      SELECT tgname || ' (arguments)', encode(tgargs, 'escape') FROM pg_trigger WHERE tgname = 'ci_daily_insert') AS g
+ORDER BY 1, 2;
 SELECT count(*) AS traps FROM mal.trap_log;
 SELECT segpipe_unmaintain('ci_daily', true);
 
@@ -236,7 +243,10 @@ INSERT INTO tree_readings VALUES ('plant.a', '2026-03-02 08:00+00', 1), ('plant.
 SELECT * FROM tree_daily ORDER BY node, ts;
 SELECT node, pipeline_rows(state) FROM tree_daily_state ORDER BY node;
 SELECT proname, regexp_count(prosrc, 'OPERATOR\(public\.=\)') AS ltree_equalities
-FROM pg_proc WHERE proname IN ('tree_daily_maintain', 'tree_daily_correct') ORDER BY 1, 2;
+FROM (SELECT proname::text, prosrc FROM pg_proc WHERE proname IN ('tree_daily_maintain', 'tree_daily_correct')
+      UNION ALL
+      SELECT tgname || ' (arguments)', encode(tgargs, 'escape') FROM pg_trigger WHERE tgname = 'tree_daily_insert') AS g
+ORDER BY 1, 2;
 SELECT segpipe_unmaintain('tree_daily', true);
 DROP TABLE tree_readings;
 

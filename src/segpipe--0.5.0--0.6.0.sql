@@ -385,7 +385,7 @@ END$q$, part_typ, partition_by, ts, q_correct));
 		-- locks without updating), in that order
 		format('INSERT INTO %1$s AS s (%2$I) SELECT u.p FROM pg_catalog.unnest($1) WITH ORDINALITY AS u(p, i) ORDER BY u.i '
 		       'ON CONFLICT (%2$I) DO UPDATE SET state = s.state WHERE false', q_state, partition_by),
-		format('SELECT u.i, s.state FROM pg_catalog.unnest($1) WITH ORDINALITY AS u(p, i) JOIN %1$s AS s ON s.%2$I %3$s u.p',
+		format('SELECT u.i, s.state, s.%2$I FROM pg_catalog.unnest($1) WITH ORDINALITY AS u(p, i) JOIN %1$s AS s ON s.%2$I %3$s u.p',
 		       q_state, partition_by, eq_op),
 		-- the rows: the key expression is the user's, and sees the readings'
 		-- columns first

@@ -51,7 +51,7 @@ enum
 	A_TAG,						/* ARGS_TAG: the layout of what follows */
 	A_PARTS,					/* the statement's sensors, sorted */
 	A_LOCK,						/* $1 sensors: insert new ones, lock all */
-	A_READ,						/* $1 sensors: (ordinal, state) */
+	A_READ,						/* $1 sensors: (ordinal, state, sensor as stored) */
 	A_ROWS,						/* the rows: sensor, ts, value, key */
 	A_SAVE,						/* $1 sensors, $2 states */
 	A_EMIT,						/* $1 sensors, $2 ts, $3 keys, $4 ports, $5 values */
@@ -92,7 +92,8 @@ typedef enum SensorPath
 
 typedef struct Sensor
 {
-	Datum		part;
+	Datum		part;			/* as the statement's rows have it */
+	Datum		stored_part;	/* as the state table has it: what is written */
 	Datum		state;			/* as stored */
 	AggState   *as;
 	bool		has_stored;		/* the stored state's progress */
@@ -443,12 +444,16 @@ read_sensors(InsertRun *run, Datum *parts_array)
 	{
 		bool		inull,
 					snull;
+		bool		pnull;
 		int64		i = DatumGetInt64(SPI_getbinval(tt->vals[r], desc, 1, &inull));
 		Datum		st = SPI_getbinval(tt->vals[r], desc, 2, &snull);
+		Datum		p = SPI_getbinval(tt->vals[r], desc, 3, &pnull);
 
-		if (inull || snull || i < 1 || i > run->n)
+		if (inull || snull || pnull || i < 1 || i > run->n ||
+			TupleDescAttr(desc, 2)->atttypid != part_type)
 			elog(ERROR, "segpipe's maintained sensors: invalid state row");
 		run->sensors[i - 1].state = datumCopy(st, false, -1);
+		run->sensors[i - 1].stored_part = datumCopy(p, run->part_byval, run->part_len);
 	}
 	SPI_freetuptable(tt);
 }
@@ -568,12 +573,12 @@ save_runs(InsertRun *run, Datum parts_array)
 
 			if (s->path != PATH_FAST)
 				continue;
-			fparts[f] = s->part;
+			fparts[f] = s->stored_part;
 			states[f++] = sp_agg_state_datum(s->as, &io);
 			em = sp_agg_emissions(s->as, &n, &keys);
 			for (int k = 0; k < n; k++, e++)
 			{
-				eparts[e] = s->part;
+				eparts[e] = s->stored_part;
 				ets[e] = TimestampTzGetDatum(em[k].ts);
 				ekeys[e] = keys[em[k].seg];
 				eports[e] = Int32GetDatum(em[k].port + 1);
@@ -583,7 +588,7 @@ save_runs(InsertRun *run, Datum parts_array)
 			ck_ts = sp_agg_checkpoint_times(s->as);
 			for (int k = 0; k < n; k++, c++)
 			{
-				cparts[c] = s->part;
+				cparts[c] = s->stored_part;
 				cts[c] = TimestampTzGetDatum(ck_ts[k]);
 				cstates[c] = ck[k];
 			}
