@@ -378,9 +378,9 @@ END$q$, part_typ, partition_by, ts, q_correct));
 	-- itself, and passes the statement's sensors and their states as arrays.
 	ins_args := ARRAY[
 		'segpipe insert 1',
-		-- the statement's sensors, sorted as the state table's key sorts them
-		format('SELECT DISTINCT segpipe_new.%1$I::%2$s%3$s AS p FROM segpipe_new AS segpipe_new ORDER BY 1',
-		       partition_by, part_typ, part_coll),
+		-- the partition column: the trigger reads the statement's sensors
+		-- from the new rows, sorted as the state table's key sorts them
+		partition_by,
 		-- new ones inserted, the others locked (ON CONFLICT ... WHERE false
 		-- locks without updating), in that order
 		format('INSERT INTO %1$s AS s (%2$I) SELECT u.p FROM pg_catalog.unnest($1) WITH ORDINALITY AS u(p, i) ORDER BY u.i '

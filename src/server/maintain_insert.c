@@ -26,6 +26,7 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "lib/rbtree.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -36,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/plancache.h"
+#include "utils/rel.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
@@ -49,7 +51,7 @@ PG_FUNCTION_INFO_V1(segpipe_insert_trigger);
 enum
 {
 	A_TAG,						/* ARGS_TAG: the layout of what follows */
-	A_PARTS,					/* the statement's sensors, sorted */
+	A_PARTS,					/* the partition column's name */
 	A_LOCK,						/* $1 sensors: insert new ones, lock all */
 	A_READ,						/* $1 sensors: (ordinal, state, sensor as stored) */
 	A_ROWS,						/* the rows: sensor, ts, value, key */
@@ -114,13 +116,16 @@ typedef struct InsertRun
 	MemoryContext cxt;
 	MemoryContext rowcxt;		/* reset before each row */
 	int			n;
-	Sensor	   *sensors;		/* in the order of A_PARTS */
+	Sensor	   *sensors;		/* sorted as the state table's key */
 	int16		part_len;
 	bool		part_byval;
 	char		part_align;
 	FmgrInfo   *part_cmp;
 	Oid			part_coll;
 	Oid			key_coll;
+	int16		pipe_len;
+	bool		pipe_byval;
+	char		pipe_align;
 	bool		array;			/* values are float8[] */
 	bool		late_correct;
 } InsertRun;
@@ -214,7 +219,7 @@ plans_for_types(TriggerPlans *tp, Oid part_type)
 	if (tp->part_type == part_type)
 		return;
 	for (int i = 0; i < N_PLANS; i++)
-		if (tp->plans[i] != NULL && i != A_PARTS)
+		if (tp->plans[i] != NULL)
 		{
 			SPI_freeplan(tp->plans[i]);
 			tp->plans[i] = NULL;
@@ -228,10 +233,15 @@ plan(TriggerPlans *tp, int which, int nargs, Oid *argtypes)
 {
 	if (tp->plans[which] == NULL)
 	{
-		SPIPlanPtr	p = SPI_prepare(tp->args[which], nargs, argtypes);
+		/*
+		 * Generic plans: a custom plan for each call's arrays would be
+		 * planned again every time.
+		 */
+		SPIPlanPtr	p = SPI_prepare_cursor(tp->args[which], nargs, argtypes,
+										   CURSOR_OPT_GENERIC_PLAN);
 
 		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed for segpipe's insert statement %d: %s",
+			elog(ERROR, "SPI_prepare_cursor failed for segpipe's insert statement %d: %s",
 				 which, SPI_result_code_string(SPI_result));
 		if (SPI_keepplan(p) != 0)
 			elog(ERROR, "SPI_keepplan failed");
@@ -387,22 +397,70 @@ rows_destroy(DestReceiver *self)
  * inserted when new and locked, in that order, so that two statements never
  * wait for each other in a cycle; then their states.
  */
+/* the statement's sensors, distinct, in order, as they are collected */
+typedef struct PartNode
+{
+	RBTNode		rbt;
+	Datum		part;
+} PartNode;
+
+static int
+part_node_cmp(const RBTNode *a, const RBTNode *b, void *arg)
+{
+	InsertRun  *run = (InsertRun *) arg;
+
+	return DatumGetInt32(FunctionCall2Coll(run->part_cmp, run->part_coll,
+										   ((const PartNode *) a)->part,
+										   ((const PartNode *) b)->part));
+}
+
 static void
-read_sensors(InsertRun *run, Datum *parts_array)
+part_node_combine(RBTNode *existing, const RBTNode *newdata, void *arg)
+{
+}
+
+static RBTNode *
+part_node_alloc(void *arg)
+{
+	return palloc(sizeof(PartNode));
+}
+
+/*
+ * The statement's sensors, sorted as the state table's key sorts them (the
+ * default btree order of the partition column's type, under its collation),
+ * read from the transition table itself; then inserted when new and
+ * locked, in that order, so that two statements never wait for each other
+ * in a cycle; then their states.
+ */
+static void
+read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 {
 	TriggerPlans *tp = run->tp;
 	SPITupleTable *tt;
-	TupleDesc	desc;
+	TupleDesc	desc = RelationGetDescr(td->tg_relation);
+	Form_pg_attribute att;
+	int			attno;
 	Oid			part_type;
 	Oid			argtype;
 	TypeCacheEntry *tce;
 	Datum	   *parts;
+	RBTree	   *tree;
+	RBTreeIterator it;
+	PartNode   *node;
+	TupleTableSlot *slot;
+	int			ptr;
+	bool		isnull;
 
-	run_plan(plan(tp, A_PARTS, 0, NULL), NULL, SPI_OK_SELECT);
-	tt = SPI_tuptable;
-	desc = tt->tupdesc;
-	part_type = TupleDescAttr(desc, 0)->atttypid;
-	run->part_coll = TupleDescAttr(desc, 0)->attcollation;
+	attno = SPI_fnumber(desc, tp->args[A_PARTS]);
+	if (attno <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						tp->args[A_PARTS], RelationGetRelationName(td->tg_relation)),
+				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
+	att = TupleDescAttr(desc, attno - 1);
+	part_type = att->atttypid;
+	run->part_coll = att->attcollation;
 	plans_for_types(tp, part_type);
 	get_typlenbyvalalign(part_type, &run->part_len, &run->part_byval, &run->part_align);
 	tce = lookup_type_cache(getBaseType(part_type), TYPECACHE_CMP_PROC_FINFO);
@@ -413,21 +471,37 @@ read_sensors(InsertRun *run, Datum *parts_array)
 						format_type_be(part_type))));
 	run->part_cmp = &tce->cmp_proc_finfo;
 
-	run->n = (int) SPI_processed;
-	run->sensors = MemoryContextAllocZero(run->cxt, sizeof(Sensor) * Max(run->n, 1));
-	parts = MemoryContextAlloc(run->cxt, sizeof(Datum) * Max(run->n, 1));
-	for (int i = 0; i < run->n; i++)
+	tree = rbt_create(sizeof(PartNode), part_node_cmp, part_node_combine,
+					  part_node_alloc, NULL, run);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	ptr = tuplestore_alloc_read_pointer(td->tg_newtable, 0);
+	tuplestore_select_read_pointer(td->tg_newtable, ptr);
+	tuplestore_rescan(td->tg_newtable);
+	run->n = 0;
+	while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
 	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(tt->vals[i], desc, 1, &isnull);
+		PartNode	key;
+		bool		isnew;
 
+		key.part = slot_getattr(slot, attno, &isnull);
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NOT_NULL_VIOLATION),
 					 errmsg("a row's sensor is null")));
-		parts[i] = run->sensors[i].part = datumCopy(d, run->part_byval, run->part_len);
+		node = (PartNode *) rbt_insert(tree, &key.rbt, &isnew);
+		if (isnew)
+		{
+			node->part = datumCopy(key.part, run->part_byval, run->part_len);
+			run->n++;
+		}
 	}
-	SPI_freetuptable(tt);
+	ExecDropSingleTupleTableSlot(slot);
+
+	run->sensors = MemoryContextAllocZero(run->cxt, sizeof(Sensor) * Max(run->n, 1));
+	parts = MemoryContextAlloc(run->cxt, sizeof(Datum) * Max(run->n, 1));
+	rbt_begin_iterate(tree, LeftRightWalk, &it);
+	for (int i = 0; (node = (PartNode *) rbt_iterate(&it)) != NULL; i++)
+		parts[i] = run->sensors[i].part = node->part;
 	*parts_array = PointerGetDatum(construct_array(parts, run->n, part_type, run->part_len,
 												   run->part_byval, run->part_align));
 
@@ -440,6 +514,7 @@ read_sensors(InsertRun *run, Datum *parts_array)
 		elog(ERROR, "segpipe's maintained sensors: %d locked, " UINT64_FORMAT " read",
 			 run->n, SPI_processed);
 	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+	get_typlenbyvalalign(tp->pipeline_type, &run->pipe_len, &run->pipe_byval, &run->pipe_align);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		bool		inull,
@@ -608,7 +683,7 @@ save_runs(InsertRun *run, Datum parts_array)
 
 		values[0] = PointerGetDatum(construct_array(fparts, n_fast, tp->part_type, run->part_len,
 													run->part_byval, run->part_align));
-		values[1] = PointerGetDatum(construct_array(states, n_fast, tp->pipeline_type, -1, false, TYPALIGN_INT));
+		values[1] = PointerGetDatum(construct_array(states, n_fast, tp->pipeline_type, run->pipe_len, run->pipe_byval, run->pipe_align));
 		run_plan(plan(tp, A_SAVE, 2, argtypes), values, SPI_OK_UPDATE);
 	}
 	if (n_emit > 0)
@@ -638,7 +713,7 @@ save_runs(InsertRun *run, Datum parts_array)
 													run->part_byval, run->part_align));
 		values[1] = PointerGetDatum(construct_array(cts, n_ckpt, TIMESTAMPTZOID, sizeof(TimestampTz),
 													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		values[2] = PointerGetDatum(construct_array(cstates, n_ckpt, tp->pipeline_type, -1, false, TYPALIGN_INT));
+		values[2] = PointerGetDatum(construct_array(cstates, n_ckpt, tp->pipeline_type, run->pipe_len, run->pipe_byval, run->pipe_align));
 		run_plan(plan(tp, A_CKPT, 3, argtypes), values, SPI_OK_INSERT);
 	}
 }
@@ -712,7 +787,7 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
 								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 
-	read_sensors(&run, &parts_array);
+	read_sensors(&run, td, &parts_array);
 	rows_types(&run);
 
 	InitFunctionCallInfoData(*fc, &tp->flinfo, 0, InvalidOid, NULL, NULL);

@@ -6,16 +6,51 @@
 
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "sp_json.h"
 #include "sp_keyio.h"
 
+static bool name_cache_callbacks = false;
+static Oid	cached_type = InvalidOid;
+static char *cached_name = NULL;
+
+static void
+forget_type_name(Datum arg, int cacheid, uint32 hashvalue)
+{
+	if (cached_name != NULL)
+		pfree(cached_name);
+	cached_name = NULL;
+	cached_type = InvalidOid;
+}
+
 char *
 sp_keyio_type_name(Oid type)
 {
-	return format_type_be_qualified(type);
+	/*
+	 * The last name given is kept: runs over many states of one key type
+	 * ask for it for each.  A change of any type or schema forgets it.
+	 */
+	if (!name_cache_callbacks)
+	{
+		CacheRegisterSyscacheCallback(TYPEOID, forget_type_name, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, forget_type_name, (Datum) 0);
+		name_cache_callbacks = true;
+	}
+	if (cached_name == NULL || cached_type != type)
+	{
+		char	   *name = format_type_be_qualified(type);
+
+		if (cached_name != NULL)
+			pfree(cached_name);
+		cached_name = MemoryContextStrdup(TopMemoryContext, name);
+		cached_type = type;
+		pfree(name);
+	}
+	return pstrdup(cached_name);
 }
 
 void
@@ -59,12 +94,20 @@ sp_keyio_begin(void)
 
 	if (held)
 		return 0;				/* NewGUCNestLevel never gives 0 */
-	nest = NewGUCNestLevel();
-
+	/* a setting that shows the fixed value already needs no change */
+	nest = 0;
 	for (int i = 0; i < lengthof(fixed_settings); i++)
+	{
+		const char *now = GetConfigOption(fixed_settings[i][0], false, false);
+
+		if (now != NULL && strcmp(now, fixed_settings[i][1]) == 0)
+			continue;
+		if (nest == 0)
+			nest = NewGUCNestLevel();
 		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
 								 PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+	}
 	return nest;
 }
 
