@@ -52,6 +52,7 @@ OBJS = \
 	src/server/pipeline_access.o \
 	src/server/pipeline_agg.o \
 	src/server/pipeline_agg_row.o \
+	src/server/pipeline_agg_ordered.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
 	src/server/session_key.o \

@@ -299,34 +299,56 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
+/*
+ * One row from its values: the scalar form's value is a float8, the array
+ * form's a float8[]; a NULL value is punctuation.  Inline, for the steps
+ * below: it runs on every row.
+ */
+static pg_attribute_always_inline void
+step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
+			bool vnull, Datum value, bool knull, Datum key)
+{
+	if (!array)
+		sp_check_scalar_form(as->cfg);
+	if (!sp_agg_time(as, tsnull, ts, false))
+		return;
+	if (array)
+	{
+		bool		data_row = !vnull && sp_read_array_row(value, as->run->row_in, as->cfg);
+
+		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
+	}
+	else
+	{
+		double		v = vnull ? 0.0 : DatumGetFloat8(value);
+
+		sp_agg_row(as, ts, vnull ? NULL : &v, knull, key);
+	}
+}
+
+void
+sp_agg_step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
+				   bool vnull, Datum value, bool knull, Datum key)
+{
+	step_values(as, array, tsnull, ts, vnull, value, knull, key);
+}
+
 void
 sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	TimestampTz ts;
-	double		value;
-
-	sp_check_scalar_form(as->cfg);
-	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
-	{
-		value = PG_ARGISNULL(ARG_VALUE) ? 0.0 : PG_GETARG_FLOAT8(ARG_VALUE);
-		sp_agg_row(as, ts, PG_ARGISNULL(ARG_VALUE) ? NULL : &value, knull, key);
-	}
+	step_values(as, false, PG_ARGISNULL(ARG_TS),
+				PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
+				knull, key);
 }
 
 void
 sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	TimestampTz ts;
-
-	ts = PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS);
-	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
-	{
-		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
-			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
-
-		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
-	}
+	step_values(as, true, PG_ARGISNULL(ARG_TS),
+				PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
+				knull, key);
 }
 
 /* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
