@@ -157,6 +157,11 @@ def main():
         ("pipeline_agg, key changes every 1M rows",
          f"""SELECT pipeline_rows(pipeline_agg('2026-01-01'::timestamptz + i * interval '1 second',
                i::float8, i / 1000000, '{SPEC}')) FROM generate_series(1, {big}) AS i"""),
+        # its own sort spills past work_mem: memory stays bounded
+        ("pipeline_agg WITHIN GROUP, the same rows",
+         f"""SELECT pipeline_rows(pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY
+               '2026-01-01'::timestamptz + i * interval '1 second', i::float8, i / 1000000))
+               FROM generate_series(1, {big}) AS i"""),
     ]:
         out = psql(query + "; SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s+(\\d+ kB)')")
         print(f"  {name:40s} {out.strip().split(chr(10))[-1]:>12s}")
