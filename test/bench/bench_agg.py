@@ -61,6 +61,8 @@ SORTING_FLOORS = {
 SORTING = [
     ("ORDER BY ts", "float8 keys", f"SELECT pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts) FROM t"),
     ("ORDER BY ts, v", "float8 keys", f"SELECT pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts, v) FROM t"),
+    ("ORDER BY ts, float8[] values", "float8 keys",
+     f"SELECT pipeline_agg(ts, ARRAY[v], k, '{SPEC}' ORDER BY ts) FROM t"),
     ("WITHIN GROUP (ORDER BY ts, v, k)", "float8 keys",
      f"SELECT pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY ts, v, k) FROM t"),
     ("WITHIN GROUP, float8[] values", "float8 keys",
