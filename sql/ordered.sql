@@ -149,6 +149,14 @@ FROM (SELECT g, pipeline_agg(spec_of(g)) WITHIN GROUP (ORDER BY ts, v, k) AS w,
 JOIN (SELECT g, pipeline_agg(ts, v, k, spec_of(g)) AS s
       FROM (SELECT * FROM many ORDER BY g, ts, v, k OFFSET 0) AS x GROUP BY g) AS b USING (g);
 
+-- ROLLUP keeps a group of each level open at once, each with its sort: the
+-- three groups and the total equal pipeline_agg's.
+SELECT g, w = o AS equal, pipeline_rows(w) AS rows
+FROM (SELECT g, pipeline_agg('{"type": "Identity"}') WITHIN GROUP (ORDER BY ts, v, k) AS w,
+             pipeline_agg(ts, v, k, '{"type": "Identity"}' ORDER BY ts, v, k) AS o
+      FROM many WHERE g <= 3 GROUP BY ROLLUP (g)) AS x
+ORDER BY g NULLS LAST;
+
 -- Two calls over the same rows with other specs may share one sort (the
 -- final function reads it twice): each equals its own pipeline_agg.
 SELECT w1 = o1 AS first, w2 = o2 AS second, w1 <> w2 AS differ
