@@ -336,7 +336,7 @@ rows_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (tsnull)
 	{
 		/* an error, as in every run */
-		sp_agg_step(s->as, true, 0, vnull, v, run->array, knull, slot->tts_values[3]);
+		sp_agg_step_values(s->as, run->array, true, 0, vnull, v, knull, slot->tts_values[3]);
 	}
 	if (!s->has_min || ts < s->min_ts)
 	{
@@ -357,7 +357,7 @@ rows_receive(TupleTableSlot *slot, DestReceiver *self)
 		s->prev_ts = ts;
 		s->prev_vnull = vnull;
 		s->prev_v = (vnull || run->array) ? 0 : DatumGetFloat8(v);
-		sp_agg_step(s->as, false, ts, vnull, v, run->array, knull, slot->tts_values[3]);
+		sp_agg_step_values(s->as, run->array, false, ts, vnull, v, knull, slot->tts_values[3]);
 	}
 	MemoryContextSwitchTo(old);
 	return true;

@@ -296,44 +296,56 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
-void
-sp_agg_step(AggState *as, bool tsnull, TimestampTz ts, bool vnull, Datum value,
-			bool array, bool knull, Datum key)
+/*
+ * One row from its values: the scalar form's value is a float8, the array
+ * form's a float8[]; a NULL value is punctuation.  Inline, for the steps
+ * below: it runs on every row.
+ */
+static pg_attribute_always_inline void
+step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
+			bool vnull, Datum value, bool knull, Datum key)
 {
 	if (!array)
 		sp_check_scalar_form(as->cfg);
-	if (sp_agg_time(as, tsnull, ts, false))
+	if (!sp_agg_time(as, tsnull, ts, false))
+		return;
+	if (array)
 	{
-		if (array)
-		{
-			bool		data_row = !vnull &&
-				sp_read_array_row(value, as->run->row_in, as->cfg);
+		bool		data_row = !vnull && sp_read_array_row(value, as->run->row_in, as->cfg);
 
-			sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
-		}
-		else
-		{
-			double		v = vnull ? 0.0 : DatumGetFloat8(value);
-
-			sp_agg_row(as, ts, vnull ? NULL : &v, knull, key);
-		}
+		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
 	}
+	else
+	{
+		double		v = vnull ? 0.0 : DatumGetFloat8(value);
+
+		sp_agg_row(as, ts, vnull ? NULL : &v, knull, key);
+	}
+}
+
+void
+sp_agg_step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
+				   bool vnull, Datum value, bool knull, Datum key)
+{
+	step_values(as, array, tsnull, ts, vnull, value, knull, key);
 }
 
 void
 sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	sp_agg_step(as, PG_ARGISNULL(ARG_TS), PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+	step_values(as, false, PG_ARGISNULL(ARG_TS),
+				PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
 				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
-				false, knull, key);
+				knull, key);
 }
 
 void
 sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
-	sp_agg_step(as, PG_ARGISNULL(ARG_TS), PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
+	step_values(as, true, PG_ARGISNULL(ARG_TS),
+				PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
 				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
-				true, knull, key);
+				knull, key);
 }
 
 bool

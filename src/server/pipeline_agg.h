@@ -4,7 +4,8 @@
  *	  run, fed row by row, whose result is a pipeline carrying its state.
  *	  punctuate() feeds it one punctuation row, and pipeline_agg_row
  *	  (pipeline_agg_row.c) its rows with the key taken out of a row, so
- *	  that the three cannot disagree.
+ *	  that the three cannot disagree; so does its ordered-set form
+ *	  (pipeline_agg_ordered.c), which sorts the rows itself.
  */
 #ifndef PIPELINE_AGG_H
 #define PIPELINE_AGG_H
@@ -42,9 +43,12 @@ extern Oid	sp_agg_key_type(const AggState *as);
 extern void sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
 extern void sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key);
 
-/* One row, by its Datums: a float8 or float8[] value (array), NULL for punctuation. */
-extern void sp_agg_step(AggState *as, bool tsnull, TimestampTz ts, bool vnull, Datum value,
-						bool array, bool knull, Datum key);
+/*
+ * The same with the row given as values (the array form when array): the
+ * ordered-set form (pipeline_agg_ordered.c) reads them from its own sort.
+ */
+extern void sp_agg_step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
+							   bool vnull, Datum value, bool knull, Datum key);
 /* The latest timestamp processed; false when there is none. */
 extern bool sp_agg_progress(const AggState *as, TimestampTz *progress);
 

@@ -3,7 +3,15 @@
 ordered rows (see test/bench/bench.sh); then its memory over a stream of rows.
 
 Two forms: the rows ordered by a subquery (from the index on ts), and the
-aggregate's own ORDER BY (a sort per call, in both queries)."""
+aggregate's own ORDER BY (a sort per call, in both queries).  Then each form
+that sorts in the call (ORDER BY inside pipeline_agg's call, and the
+ordered-set form WITHIN GROUP) against the floor sum(v ORDER BY ts),
+max(k ORDER BY ts), all of them run in each round (interleaved, the order
+reversed every other round), with the floor's own spread beside the ratios:
+the ratio of medians, and the lowest and highest ratio of one round's pair.
+PostgreSQL 16 and later may sort below the aggregate instead (the plan then
+has a Sort node under it; enable_presorted_aggregate), for the floor as for
+pipeline_agg: the last column says where the sort is."""
 import os
 import statistics
 import subprocess
@@ -23,8 +31,8 @@ def psql(sql):
     return sptest.psql(sql, DB, "bench_agg")
 
 
-def exec_ms(query):
-    return sptest.execution_ms(query, DB, "bench_agg")
+def exec_ms(query, settings=""):
+    return sptest.execution_ms(query, DB, "bench_agg", settings)
 
 
 ORDERED = "(SELECT * FROM t ORDER BY ts) AS s"
@@ -42,6 +50,78 @@ PAIRS = [
      f"SELECT sum(v), max(k::text) FROM {ORDERED}",
      f"SELECT pipeline_agg(ts, v, k::text, '{SPEC}') FROM {ORDERED}"),
 ]
+
+
+# the forms that sort in the call, each against the ORDER BY floor
+# (text keys against a floor of text keys)
+SORTING_FLOORS = {
+    "float8 keys": "SELECT sum(v ORDER BY ts), max(k ORDER BY ts) FROM t",
+    "text keys": "SELECT sum(v ORDER BY ts), max(k::text ORDER BY ts) FROM t",
+}
+SORTING = [
+    ("ORDER BY ts", "float8 keys", f"SELECT pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts) FROM t"),
+    ("ORDER BY ts, v", "float8 keys", f"SELECT pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts, v) FROM t"),
+    ("ORDER BY ts, float8[] values", "float8 keys",
+     f"SELECT pipeline_agg(ts, ARRAY[v], k, '{SPEC}' ORDER BY ts) FROM t"),
+    ("WITHIN GROUP (ORDER BY ts, v, k)", "float8 keys",
+     f"SELECT pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY ts, v, k) FROM t"),
+    ("WITHIN GROUP, float8[] values", "float8 keys",
+     f"SELECT pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY ts, ARRAY[v], k) FROM t"),
+    ("ORDER BY ts", "text keys", f"SELECT pipeline_agg(ts, v, k::text, '{SPEC}' ORDER BY ts) FROM t"),
+    ("WITHIN GROUP (ORDER BY ts, v, k)", "text keys",
+     f"SELECT pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY ts, v, k::text) FROM t"),
+]
+
+
+# with the index on ts, and without it: from 16 on, the planner may read the
+# index in order for an ORDER BY inside the call, and sort below the
+# aggregate without it
+VARIANTS = [
+    ("with the index on ts", ""),
+    ("index scans off", "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;"),
+]
+
+
+def sort_place(query, settings):
+    """Where the plan orders the rows: a Sort node below the aggregate, the
+    index read in order, or in the aggregate (its own sort)."""
+    plan = psql(settings + "\nEXPLAIN (COSTS OFF) " + query)
+    if "Sort" in plan:
+        return "Sort below the Agg"
+    if "Index" in plan:
+        return "index order"
+    return "in the Agg"
+
+
+def sorting_forms():
+    # the results agree before anything is timed: the forms over fully
+    # ordered rows give one pipeline
+    same = psql(f"""SELECT pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY ts, v, k)
+                     = pipeline_agg(ts, v, k, '{SPEC}' ORDER BY ts, v, k) FROM t""")
+    if same != "t":
+        sys.exit("bench_agg: the WITHIN GROUP form and the ORDER BY form differ")
+    times = {}
+    queries = [(v + "/" + name, settings, q) for v, settings in VARIANTS
+               for name, q in list(SORTING_FLOORS.items()) + [(n + ", " + k, q) for n, k, q in SORTING]]
+    for r in range(ROUNDS):
+        for name, settings, q in (queries if r % 2 == 0 else list(reversed(queries))):
+            times.setdefault(name, []).append(exec_ms(q, settings))
+    print(f"\nsorting in the call ({ROWS} rows, {ROUNDS} interleaved rounds, work_mem {psql('SHOW work_mem')}):")
+    for v, settings in VARIANTS:
+        print(f"  {v}")
+        for keys, fq in SORTING_FLOORS.items():
+            floor = times[v + "/" + keys]
+            f = statistics.median(floor)
+            print(f"    floor, {keys}: {fq}")
+            print(f"      {f:8.1f} ms, its spread {min(floor) / f:4.2f}..{max(floor) / f:4.2f} of its median;"
+                  f" ordered: {sort_place(fq, settings)}")
+            for name, k, q in SORTING:
+                if k != keys:
+                    continue
+                a = statistics.median(times[v + "/" + name + ", " + keys])
+                rounds = [x / y for x, y in zip(times[v + "/" + name + ", " + keys], floor)]
+                print(f"      {name:32s} {a:8.1f} ms  ratio {a / f:4.2f}"
+                      f"  (rounds {min(rounds):4.2f}..{max(rounds):4.2f})  ordered: {sort_place(q, settings)}")
 
 
 def main():
@@ -65,6 +145,7 @@ def main():
         a = statistics.median(times[name + ": pipeline_agg"])
         print(f"  {name:28s} floor {f:8.1f} ms  pipeline_agg {a:8.1f} ms  ratio {a / f:4.2f}"
               f"  ({1e6 * a / ROWS:5.1f} ns/row)")
+    sorting_forms()
 
     # memory: rows streamed from generate_series, fresh session each, beside
     # the floor over the same stream (the function scan's own memory grows
@@ -78,6 +159,11 @@ def main():
         ("pipeline_agg, key changes every 1M rows",
          f"""SELECT pipeline_rows(pipeline_agg('2026-01-01'::timestamptz + i * interval '1 second',
                i::float8, i / 1000000, '{SPEC}')) FROM generate_series(1, {big}) AS i"""),
+        # its own sort spills past work_mem: memory stays bounded
+        ("pipeline_agg WITHIN GROUP, the same rows",
+         f"""SELECT pipeline_rows(pipeline_agg('{SPEC}') WITHIN GROUP (ORDER BY
+               '2026-01-01'::timestamptz + i * interval '1 second', i::float8, i / 1000000))
+               FROM generate_series(1, {big}) AS i"""),
     ]:
         out = psql(query + "; SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s+(\\d+ kB)')")
         print(f"  {name:40s} {out.strip().split(chr(10))[-1]:>12s}")
