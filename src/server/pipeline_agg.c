@@ -48,8 +48,15 @@ typedef struct AggEmission
 	TimestampTz ts;
 	int32		seg;			/* index into seg_keys */
 	int32		port;
-	double		value;
+	double		value;			/* a vector port's: its index in vec[] */
 } AggEmission;
+
+/* An emitted vector (pipeline_agg's AggState.vec). */
+typedef struct AggVector
+{
+	int32		n;
+	double	   *lanes;
+} AggVector;
 
 struct AggState
 {
@@ -66,6 +73,9 @@ struct AggState
 	int			n_emit;
 	int			max_emit;
 	AggEmission *emit;
+	int			n_vec;			/* the emitted vectors, with cfg->vectors */
+	int			max_vec;
+	AggVector  *vec;
 	int			n_seg;
 	int			max_seg;
 	Datum	   *seg_keys;		/* keys of the segments that emitted */
@@ -176,6 +186,27 @@ sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
 	pg_unreachable();
 }
 
+/* A copy of the vector output port i emitted; returns its index in as->vec. */
+static int
+keep_vector(AggState *as, int i)
+{
+	int			a = sp_area_emit(as->cfg, i);
+	AggVector  *v;
+
+	if (as->n_vec == as->max_vec)
+	{
+		as->max_vec = Max(16, as->max_vec * 2);
+		as->vec = as->vec ?
+			repalloc_huge(as->vec, sizeof(AggVector) * as->max_vec) :
+			MemoryContextAllocHuge(as->cxt, sizeof(AggVector) * as->max_vec);
+	}
+	v = &as->vec[as->n_vec];
+	v->n = as->run->lane_n[a];
+	v->lanes = MemoryContextAlloc(as->cxt, sizeof(double) * Max(v->n, 1));
+	memcpy(v->lanes, sp_run_lanes(as->run, a), sizeof(double) * v->n);
+	return as->n_vec++;
+}
+
 static void
 record_emissions(AggState *as, TimestampTz ts, Datum closed)
 {
@@ -207,6 +238,8 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 		em->seg = as->n_seg;
 		em->port = i;
 		em->value = run->emit[i];
+		if (unlikely(as->cfg->vectors) && sp_port_is_vector(as->cfg->out_types[i]))
+			em->value = keep_vector(as, i);
 	}
 	as->n_seg++;
 }
@@ -323,7 +356,7 @@ sp_agg_step_array(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 	if (sp_agg_time(as, PG_ARGISNULL(ARG_TS), ts, false))
 	{
 		bool		data_row = !PG_ARGISNULL(ARG_VALUE) &&
-			sp_read_array_row(PG_GETARG_DATUM(ARG_VALUE), as->run->row_in, as->cfg);
+			sp_read_run_row(PG_GETARG_DATUM(ARG_VALUE), as->run);
 
 		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
 	}
@@ -380,6 +413,14 @@ sp_agg_result(const AggState *as)
 		st.emit[e].key = seg_text[as->emit[e].seg];
 		st.emit[e].port = as->emit[e].port;
 		st.emit[e].value = as->emit[e].value;
+		st.emit[e].lanes = NULL;
+		if (unlikely(as->cfg->vectors) && sp_port_is_vector(as->cfg->out_types[as->emit[e].port]))
+		{
+			const AggVector *v = &as->vec[(int) as->emit[e].value];
+
+			st.emit[e].value = v->n;
+			st.emit[e].lanes = v->lanes;
+		}
 	}
 	return PointerGetDatum(sp_value_build(as->cfg, &st));
 }
