@@ -162,10 +162,11 @@ config_for(CallCache *cache, WindowObject winobj, int form)
 }
 
 /*
- * What segment_agg returns: a float8 (the first output port's value), or a
- * float8[] of one element per output port, or the vector of a pipeline
- * whose one output port is a vector.  Other pipelines with vector outputs
- * are pipeline_agg's (vector_emissions); 0A000 here.
+ * What segment_agg returns: a float8 (the first output port's value, which
+ * must not be a vector), or a float8[] of one element per output port, or
+ * the vector of a pipeline whose one output port is a vector.  Other
+ * pipelines with vector outputs are pipeline_agg's (vector_emissions);
+ * 0A000 here.
  */
 static void
 check_result_form(const SpConfig *cfg, int form)
@@ -174,18 +175,19 @@ check_result_form(const SpConfig *cfg, int form)
 
 	for (int i = 0; i < cfg->n_out; i++)
 		n_vec += sp_port_is_vector(cfg->out_types[i]) ? 1 : 0;
-	if (n_vec == 0 || ((form & FORM_ARRAY) && cfg->n_out == 1))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg((form & FORM_ARRAY) ?
-					"segment_agg cannot return a vector output with other outputs" :
-					"segment_agg cannot return a vector output as a float8"),
-			 errdetail("Pipeline \"%s\" has %d output ports, %d of them vectors.",
-					   cfg->id, cfg->n_out, n_vec),
-			 (form & FORM_ARRAY) ?
-			 errhint("Use pipeline_agg and vector_emissions(), or a pipeline with the vector as its one output.") :
-			 errhint("Pass the value as an array: segment_agg then returns the vector as a float8[].")));
+	if (!(form & FORM_ARRAY) && sp_port_is_vector(cfg->out_types[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment_agg cannot return a vector output as a float8"),
+				 errdetail("Output port 1 of pipeline \"%s\" is a vector.", cfg->id),
+				 errhint("Pass the value as an array: segment_agg then returns the vector as a float8[].")));
+	if ((form & FORM_ARRAY) && n_vec > 0 && cfg->n_out > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment_agg cannot return a vector output with other outputs"),
+				 errdetail("Pipeline \"%s\" has %d output ports, %d of them vectors.",
+						   cfg->id, cfg->n_out, n_vec),
+				 errhint("Use pipeline_agg and vector_emissions(), or a pipeline with the vector as its one output.")));
 }
 
 /*
