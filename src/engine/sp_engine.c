@@ -16,6 +16,7 @@
 #include "sp_engine.h"
 
 static void state_too_large(int64 bytes);
+static SpPortType slot_type(const SpOperator *op, int port);
 
 void
 sp_config_layout(SpConfig *cfg)
@@ -50,6 +51,10 @@ sp_config_layout(SpConfig *cfg)
 		op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
+		/* a vector an operator produces may be buffered: SP_MAX_LANES lanes */
+		for (int k = 0; op->type->step_vec && k < op->nout; k++)
+			if (sp_port_is_vector(slot_type(op, k)))
+				total += SP_MAX_LANES * (int64) sizeof(double);
 		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
 		Assert(op->n_rings <= most);
 		op->first_ring = n_rings;
@@ -116,6 +121,7 @@ sp_config_vectors(SpConfig *cfg)
 {
 	int			n_vout = 0;
 
+	/* (the vectors' buffers are in max_state already: sp_config_layout) */
 	cfg->vectors = false;
 	for (int i = 0; i < cfg->n_in; i++)
 		cfg->vectors |= sp_port_is_vector(cfg->in_types[i]);
@@ -138,10 +144,6 @@ sp_config_vectors(SpConfig *cfg)
 			cfg->slot_lanes[op->first_out + p] =
 				sp_port_is_vector(slot_type(op, p)) ? cfg->n_vslots++ : -1;
 	}
-	/* a vector output's buffer is state: SP_MAX_LANES lanes at most */
-	cfg->max_state += (int64) n_vout * SP_MAX_LANES * (int64) sizeof(double);
-	if (cfg->max_state > SP_MAX_STATE_BYTES)
-		state_too_large(cfg->max_state);
 }
 
 static Size

@@ -174,8 +174,8 @@ extern void sp_config_layout(SpConfig *cfg);
 
 /*
  * Once the ports and connections are known: set cfg->vectors and the slots'
- * lane areas, count the vector outputs' buffers in the state, and check the
- * cap again (54000).
+ * lane areas.  (sp_config_layout counts every vector an operator produces
+ * toward the state cap, as it may be an output's buffer.)
  */
 extern void sp_config_vectors(SpConfig *cfg);
 
