@@ -208,7 +208,7 @@ SELECT try_spec(format('{"operators": [%s, %s, {"type": "Output", "id": "out", "
 -- the same Pipeline port twice
 SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1", "o1"]}}',
                        input, pipe, data, control)) FROM prog_parts;
--- a misspelt program field, a misspelt Input parameter, a vector port
+-- a misspelt program field, a misspelt Input parameter, a vector port feeding a number port
 SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryOperator": "in", "outputs": {"p": ["o1"]}}',
                        input, pipe, data, control)) FROM prog_parts;
 SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1"]}}',

@@ -63,7 +63,7 @@ SELECT try_spec('{"type": "Pipeline", "id": "' || repeat('é', 32) || '", "opera
 SELECT try_spec('{"type": "Identity", "id": "' || repeat('a', 64) || '"}');
 SELECT try_spec('{"type": "Identity", "id": "' || repeat('a', 63) || '"}');
 
--- Port lists: unknown, unsupported, empty.
+-- Port lists: unknown, of a type the entry operator does not take, empty.
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["string"], "operators": [{"type": "Identity"}]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["numbr"], "operators": [{"type": "Identity"}]}');
 SELECT try_spec('{"type": "Pipeline", "input_port_types": ["number", 1], "operators": [{"type": "Identity"}]}');

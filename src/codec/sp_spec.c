@@ -42,7 +42,7 @@ static const char *const connection_fields[] = {
 	"from", "to", "fromPort", "toPort", NULL
 };
 static const char *const operator_fields[] = {"type", "id", NULL};
-static const char *const port_type_names[] = {"number", "boolean", NULL};
+static const char *const port_type_names[] = {"number", "boolean", "vector_number", "vector_boolean", NULL};
 
 typedef struct SpecReader
 {
@@ -73,7 +73,19 @@ keep_string(SpecReader *r, const SpJsonNode *v)
 const char *
 sp_port_type_name(SpPortType t)
 {
-	return t == SP_PORT_BOOLEAN ? "boolean" : "number";
+	switch (t)
+	{
+		case SP_PORT_BOOLEAN:
+			return "boolean";
+		case SP_PORT_VECTOR_NUMBER:
+			return "vector_number";
+		case SP_PORT_VECTOR_BOOLEAN:
+			return "vector_boolean";
+		case SP_PORT_ANY:
+			return "any";
+		default:
+			return "number";
+	}
 }
 
 /* "a", "b" and "c" (conj "and"), or with "or" */
@@ -385,14 +397,10 @@ read_port_types(SpecReader *r, const SpJsonNode *j, const char *field, SpPortTyp
 			(*out)[i] = SP_PORT_NUMBER;
 		else if (sp_json_string_eq(r->doc, e, "boolean"))
 			(*out)[i] = SP_PORT_BOOLEAN;
-		else if (sp_json_string_eq(r->doc, e, "vector_number") ||
-				 sp_json_string_eq(r->doc, e, "vector_boolean"))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("port type \"%s\" is not supported",
-							sp_json_string(r->doc, e)),
-					 errhint("Use \"number\" or \"boolean\"."),
-					 errcontext("element %d of \"%s\"", i + 1, field)));
+		else if (sp_json_string_eq(r->doc, e, "vector_number"))
+			(*out)[i] = SP_PORT_VECTOR_NUMBER;
+		else if (sp_json_string_eq(r->doc, e, "vector_boolean"))
+			(*out)[i] = SP_PORT_VECTOR_BOOLEAN;
 		else
 		{
 			name = sp_json_string(r->doc, e);
@@ -400,7 +408,7 @@ read_port_types(SpecReader *r, const SpJsonNode *j, const char *field, SpPortTyp
 			for (int k = 0; port_type_names[k]; k++)
 				suggest_consider(&s, port_type_names[k]);
 			spec_error(errmsg("unrecognized port type \"%s\"", sp_json_shown(name)),
-					   errhint_suggestion(&s, "Use \"number\" or \"boolean\"."),
+					   errhint_suggestion(&s, "Use \"number\", \"boolean\", \"vector_number\" or \"vector_boolean\"."),
 					   errcontext("element %d of \"%s\"", i + 1, field));
 		}
 	}
@@ -600,6 +608,13 @@ read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
 
 	sub = read_spec(r, j);
 	*r = saved;
+	if (sub->vectors)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a nested Pipeline with vectors is not supported"),
+				 errdetail("Pipeline \"%s\" has a vector port or an operator on vectors.",
+						   has_id ? sub->id : op->id),
+				 errhint("Put the operators on vectors in the outer pipeline.")));
 	/* the operator's id is the pipeline's */
 	if (!has_id)
 		sub->id = op->id;
@@ -844,7 +859,8 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
 										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
 										to->nin, to->id, to->nin, to->nin));
-		if (op_out_type(from, from_port) != op_in_type(to, to_port))
+		if (op_out_type(from, from_port) != op_in_type(to, to_port) &&
+			op_in_type(to, to_port) != SP_PORT_ANY)
 			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
 							  sp_port_type_name(op_out_type(from, from_port)), from->id,
 							  sp_port_type_name(op_in_type(to, to_port)), to->id),
@@ -1124,7 +1140,8 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 		cfg->n_in = entry_op->nin;
 		cfg->in_types = keep_alloc0(r, sizeof(SpPortType) * cfg->n_in);
 		for (int i = 0; i < cfg->n_in; i++)
-			cfg->in_types[i] = op_in_type(entry_op, i);
+			cfg->in_types[i] = op_in_type(entry_op, i) == SP_PORT_ANY ?
+				SP_PORT_NUMBER : op_in_type(entry_op, i);
 	}
 	if ((j = sp_json_get(r->doc, pipe, "output_port_types")) != NULL)
 		cfg->n_out = read_port_types(r, j, "output_port_types", &cfg->out_types);
@@ -1143,7 +1160,16 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 									entry_op->nin, entry_op->id, entry_op->nin, cfg->n_in));
 	for (int i = 0; i < cfg->n_in; i++)
 	{
-		if (cfg->in_types[i] != op_in_type(entry_op, i))
+		/* a row's array is one vector, or one value per port: not both */
+		if (sp_port_is_vector(cfg->in_types[i]) && cfg->n_in > 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a pipeline with a vector data port and other data ports is not supported"),
+					 errdetail("Pipeline input port %d is %s; a row's array is the vector of a pipeline's one vector port.",
+							   i + 1, sp_port_type_name(cfg->in_types[i])),
+					 errhint("Give the pipeline the vector port alone, and compose numbers into it with VectorCompose inside.")));
+		if (cfg->in_types[i] != op_in_type(entry_op, i) &&
+			op_in_type(entry_op, i) != SP_PORT_ANY)
 			spec_error(errmsg("pipeline input port %d is %s, but entry operator \"%s\" takes %s",
 							  i + 1, sp_port_type_name(cfg->in_types[i]), entry_op->id,
 							  sp_port_type_name(op_in_type(entry_op, i))));
@@ -1247,6 +1273,12 @@ read_spec(SpecReader *r, const SpJsonNode *doc)
 	order_operators(r);
 
 	read_outputs(r, pipe);
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		sp_config_vectors(cfg);
+		MemoryContextSwitchTo(old);
+	}
 	return cfg;
 }
 

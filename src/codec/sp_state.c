@@ -145,6 +145,20 @@ write_ring(SpStateVisitor *v, const char *name, SpRing *r)
 	appendStringInfoChar(buf, ']');
 }
 
+/* A vector's lanes, as a JSON array. */
+static void
+write_lanes(StringInfo buf, const double *v, int n)
+{
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < n; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		sp_write_float8(buf, v[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
 /*
  * Room for what sp_state_write writes, overestimated: a float8 takes at
  * most 24 characters and its separator 2, an integer field fewer than a
@@ -166,7 +180,9 @@ state_text_bound(const SpState *st)
 	for (int r = 0; r < cfg->n_rings; r++)
 		n += 26 * (Size) run->rings[r].count;
 	for (int e = 0; e < st->n_emit; e++)
-		n += 64 + 6 * strlen(st->emit[e].key);
+		n += 64 + 6 * strlen(st->emit[e].key) + 26 * (Size) (st->emit[e].lanes ? st->emit[e].value : 0);
+	if (cfg->vectors)
+		n += 26 * (Size) SP_MAX_LANES * cfg->n_out;
 	return n;
 }
 
@@ -207,10 +223,13 @@ sp_state_write(StringInfo buf, const SpState *st)
 	{
 		if (i)
 			appendStringInfoString(buf, ", ");
-		if (run->buffered[i])
-			sp_write_float8(buf, sp_run_buffer_value(run, i));
-		else
+		if (!run->buffered[i])
 			appendStringInfoString(buf, "null");
+		else if (sp_port_is_vector(cfg->out_types[i]))
+			write_lanes(buf, sp_run_lanes(run, sp_area_buffer(cfg, i)),
+						run->lane_n[sp_area_buffer(cfg, i)]);
+		else
+			sp_write_float8(buf, sp_run_buffer_value(run, i));
 	}
 
 	appendStringInfoString(buf, "], \"operators\": {");
@@ -244,7 +263,10 @@ sp_state_write(StringInfo buf, const SpState *st)
 		appendStringInfoString(buf, ", ");
 		escape_json(buf, em->key);
 		appendStringInfo(buf, ", %d, ", em->port + 1);
-		sp_write_float8(buf, em->value);
+		if (em->lanes)
+			write_lanes(buf, em->lanes, (int) em->value);
+		else
+			sp_write_float8(buf, em->value);
 		appendStringInfoChar(buf, ']');
 	}
 	appendStringInfoString(buf, "]}");
@@ -511,9 +533,37 @@ read_operators(SpScan *s, SpRun *run)
 	sp_scan_expect(s, '}');
 }
 
+/*
+ * A vector's lanes into v (room for SP_MAX_LANES); returns how many.  A
+ * vector_boolean's lanes must be 1 or 0.
+ */
+static int
+read_lanes(SpScan *s, double *v, SpPortType t, const char *what)
+{
+	int			n = 0;
+
+	sp_scan_expect(s, '[');
+	if (sp_scan_accept(s, ']'))
+		return 0;
+	do
+	{
+		double		x;
+
+		if (n == SP_MAX_LANES)
+			sp_scan_fail(s, "%s has more than %d lanes", what, SP_MAX_LANES);
+		x = read_f64(s);
+		if (t == SP_PORT_VECTOR_BOOLEAN && x != 0.0 && x != 1.0)
+			sp_scan_fail(s, "%s is a vector_boolean: its lanes must be 1 or 0", what);
+		v[n++] = x;
+	} while (sp_scan_accept(s, ','));
+	sp_scan_expect(s, ']');
+	return n;
+}
+
 static void
 read_buffer(SpScan *s, SpRun *run)
 {
+	const SpConfig *cfg = run->cfg;
 	int			n_out = run->cfg->n_out;
 	int			i = 0;
 
@@ -527,7 +577,16 @@ read_buffer(SpScan *s, SpRun *run)
 			if (!sp_scan_null(s))
 			{
 				run->buffered[i] = true;
-				run->buffer[i] = read_f64(s);
+				if (sp_port_is_vector(cfg->out_types[i]))
+				{
+					int			a = sp_area_buffer(cfg, i);
+
+					run->lane_n[a] = read_lanes(s, sp_run_lanes(run, a), cfg->out_types[i],
+												"A buffered vector");
+					run->buffer[i] = run->lane_n[a];
+				}
+				else
+					run->buffer[i] = read_f64(s);
 			}
 			i++;
 		} while (sp_scan_accept(s, ','));
@@ -543,8 +602,10 @@ read_buffer(SpScan *s, SpRun *run)
  * report them, and they would cost memory in proportion to the text.
  */
 static void
-read_emissions(SpScan *s, SpState *st, int n_out, bool keep)
+read_emissions(SpScan *s, SpState *st, const SpConfig *cfg, bool keep)
 {
+	int			n_out = cfg->n_out;
+	double	   *lanes = cfg->vectors ? palloc(sizeof(double) * SP_MAX_LANES) : NULL;
 	int			cap = 8;
 	int64		n = 0;
 	TimestampTz prev = 0;
@@ -586,7 +647,20 @@ read_emissions(SpScan *s, SpState *st, int n_out, bool keep)
 						 port, n_out, n_out == 1 ? "" : "s");
 		em->port = (int) port - 1;
 		sp_scan_expect(s, ',');
-		em->value = read_f64(s);
+		em->lanes = NULL;
+		if (sp_port_is_vector(cfg->out_types[em->port]))
+		{
+			int			nl = read_lanes(s, lanes, cfg->out_types[em->port], "An emitted vector");
+
+			em->value = nl;
+			if (keep)
+			{
+				em->lanes = palloc(sizeof(double) * Max(nl, 1));
+				memcpy(em->lanes, lanes, sizeof(double) * nl);
+			}
+		}
+		else
+			em->value = read_f64(s);
 		sp_scan_expect(s, ']');
 		if (!keep)
 			pfree(em->key);
@@ -664,7 +738,7 @@ read_state(SpScan *s, const SpConfig *cfg, MemoryContext run_cxt, bool keep_emis
 	read_operators(s, st->run);
 	sp_scan_expect(s, ',');
 	sp_scan_member(s, "emissions");
-	read_emissions(s, st, cfg->n_out, keep_emissions);
+	read_emissions(s, st, cfg, keep_emissions);
 	sp_scan_expect(s, '}');
 	check_state(s, st);
 	return st;

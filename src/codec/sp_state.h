@@ -13,6 +13,9 @@
  *	 "emissions": [["2026-01-01 00:00:04+00", "1", 1, 60]]}
  *									the last run's: ts, closed key, port, value
  *
+ * A vector output port's value, in "buffer" and "emissions", is an array of
+ * its lanes (at most SP_MAX_LANES; a vector_boolean's are 1 or 0).
+ *
  * Floats are shortest-exact, with "NaN", "Infinity" and "-Infinity" as
  * strings; integers beyond 2^53 are decimal strings; timestamps are ISO
  * text in UTC.  Nothing depends on a session setting.  Reading checks every
@@ -33,7 +36,8 @@ typedef struct SpEmission
 	TimestampTz ts;
 	char	   *key;			/* the closed segment's key, as text */
 	int			port;			/* 0-based */
-	double		value;
+	double		value;			/* a vector port's: its number of lanes */
+	double	   *lanes;			/* a vector port's lanes, else NULL */
 } SpEmission;
 
 typedef struct SpState

@@ -545,8 +545,13 @@ timestamp_extract_step_at(const SpParams *p, void *state, SpRing *rings, int64 t
 	return true;
 }
 
+/*
+ * Its port takes any value, the original's vector or a number, as the
+ * value is not read.
+ */
 const SpOpType sp_op_timestamp_extract = {
 	.name = "TimestampExtract", .params = sp_no_params, .nin = 1,
+	.in_type = SP_PORT_ANY,
 	.timed = resampler_timed, .step_at = timestamp_extract_step_at,
 };
 

@@ -15,6 +15,9 @@
 
 #include "sp_engine.h"
 
+static void state_too_large(int64 bytes);
+static SpPortType slot_type(const SpOperator *op, int port);
+
 void
 sp_config_layout(SpConfig *cfg)
 {
@@ -48,6 +51,10 @@ sp_config_layout(SpConfig *cfg)
 		op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
+		/* a vector an operator produces may be buffered: SP_MAX_LANES lanes */
+		for (int k = 0; op->type->step_vec && k < op->nout; k++)
+			if (sp_port_is_vector(slot_type(op, k)))
+				total += SP_MAX_LANES * (int64) sizeof(double);
 		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
 		Assert(op->n_rings <= most);
 		op->first_ring = n_rings;
@@ -89,12 +96,54 @@ sp_config_layout(SpConfig *cfg)
 			cfg->max_state += n_shared * (int64) sizeof(double);
 	}
 	if (cfg->max_state > SP_MAX_STATE_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("pipeline state would be too large"),
-				 errdetail("Its operators can hold up to " INT64_FORMAT " bytes of state; the limit is " INT64_FORMAT " bytes.",
-						   cfg->max_state, SP_MAX_STATE_BYTES),
-				 errhint("Use smaller windows or fewer windowed operators.")));
+		state_too_large(cfg->max_state);
+}
+
+static SpPortType
+slot_type(const SpOperator *op, int port)
+{
+	return op->type->out_type_at ? op->type->out_type_at(&op->params, port) : op->type->out_type;
+}
+
+static void
+state_too_large(int64 bytes)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("pipeline state would be too large"),
+			 errdetail("Its operators can hold up to " INT64_FORMAT " bytes of state; the limit is " INT64_FORMAT " bytes.",
+					   bytes, SP_MAX_STATE_BYTES),
+			 errhint("Use smaller windows or fewer windowed operators.")));
+}
+
+void
+sp_config_vectors(SpConfig *cfg)
+{
+	int			n_vout = 0;
+
+	/* (the vectors' buffers are in max_state already: sp_config_layout) */
+	cfg->vectors = false;
+	for (int i = 0; i < cfg->n_in; i++)
+		cfg->vectors |= sp_port_is_vector(cfg->in_types[i]);
+	for (int i = 0; i < cfg->n_out; i++)
+		if (sp_port_is_vector(cfg->out_types[i]))
+			n_vout++;
+	for (int i = 0; i < cfg->n_ops; i++)
+		cfg->vectors |= cfg->ops[i].type->step_vec != NULL;
+	cfg->vectors |= n_vout > 0;
+	cfg->n_vslots = 0;
+	cfg->slot_lanes = NULL;
+	if (!cfg->vectors)
+		return;
+	cfg->slot_lanes = palloc(sizeof(int) * Max(cfg->n_slots, 1));
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+
+		for (int p = 0; p < op->nout; p++)
+			cfg->slot_lanes[op->first_out + p] =
+				sp_port_is_vector(slot_type(op, p)) ? cfg->n_vslots++ : -1;
+	}
 }
 
 static Size
@@ -145,8 +194,17 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	Assert(p - mem <= size);
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_init(&run->rings[r], cfg->ring_limits[r], cxt);
+	if (cfg->vectors)
+	{
+		int			areas = 1 + cfg->n_vslots + 2 * cfg->n_out;
+
+		run->lanes = MemoryContextAllocZero(cxt, sizeof(double) * SP_MAX_LANES * areas);
+		run->lane_n = MemoryContextAllocZero(cxt, sizeof(int32) * areas);
+		run->vin = MemoryContextAllocZero(cxt, sizeof(SpValue) * Max(cfg->max_nin, 1));
+	}
 	/* the common case gets a path of its own (run_single) */
-	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 && cfg->ops[0].nout == 1;
+	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 &&
+		cfg->ops[0].nout == 1 && !cfg->vectors;
 	run->single_lazy = run->single && cfg->ops[0].lazy;
 	return run;
 }
@@ -165,6 +223,14 @@ sp_run_copy(const SpRun *src, MemoryContext cxt)
 	memcpy(run->opstate, src->opstate, cfg->state_size);
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_copy(&run->rings[r], &src->rings[r]);
+	/* the buffered vectors (the other areas are per row) */
+	for (int i = 0; cfg->vectors && i < cfg->n_out; i++)
+	{
+		int			a = sp_area_buffer(cfg, i);
+
+		run->lane_n[a] = src->lane_n[a];
+		memcpy(sp_run_lanes(run, a), sp_run_lanes(src, a), sizeof(double) * src->lane_n[a]);
+	}
 	return run;
 }
 
@@ -190,6 +256,15 @@ close_segment(SpRun *run)
 			continue;
 		run->emitted[i] = true;
 		run->emit[i] = run->buffer_lazy[i] ? op_value(run, cfg->out_op[i]) : run->buffer[i];
+		if (cfg->vectors && sp_port_is_vector(cfg->out_types[i]))
+		{
+			int			b = sp_area_buffer(cfg, i),
+						e = sp_area_emit(cfg, i);
+
+			run->lane_n[e] = run->lane_n[b];
+			memcpy(sp_run_lanes(run, e), sp_run_lanes(run, b), sizeof(double) * run->lane_n[b]);
+			run->lane_n[b] = 0;
+		}
 		run->buffered[i] = false;
 		run->buffer_lazy[i] = false;
 		run->n_emitted++;
@@ -263,6 +338,113 @@ forward(SpRun *run)
 }
 
 /*
+ * forward() for a pipeline with vectors: an operator that steps with
+ * step_vec gets each port's value as a number or a vector (SpValue), and
+ * a vector output is kept in its slot's lane area and copied to the
+ * buffer's.  The scalar pipelines never come here.
+ */
+static void
+forward_vec(SpRun *run)
+{
+	const SpConfig *cfg = run->cfg;
+
+	for (int k = 0; k < cfg->n_ops; k++)
+	{
+		int			i = cfg->order[k];
+		const SpOperator *op = &cfg->ops[i];
+		const SpSource *feed = &cfg->feeds[op->first_feed];
+		bool		ready = true;
+		int			o = op->first_out;
+
+		for (int j = 0; j < op->nin; j++)
+		{
+			SpValue    *in = &run->vin[j];
+			int			area = -1;
+
+			if (feed[j].op < 0)
+			{
+				in->x = run->row_in[feed[j].port];
+				if (sp_port_is_vector(cfg->in_types[feed[j].port]))
+					area = SP_AREA_IN;
+			}
+			else if (run->have[feed[j].slot])
+			{
+				in->x = run->val[feed[j].slot];
+				if (cfg->slot_lanes[feed[j].slot] >= 0)
+					area = sp_area_slot(cfg, feed[j].slot);
+			}
+			else
+			{
+				ready = false;
+				break;
+			}
+			in->n = area >= 0 ? run->lane_n[area] : 0;
+			in->v = area >= 0 ? sp_run_lanes(run, area) : NULL;
+			/* an operator without step_vec reads numbers only (its ANY port: the lanes) */
+			run->op_in[j] = area >= 0 ? (double) in->n : in->x;
+		}
+		if (!ready)
+		{
+			for (int p = 0; p < op->nout; p++)
+				run->have[o + p] = false;
+		}
+		else if (op->type->step_vec)
+		{
+			SpValue		out = {0};
+			int			area = cfg->slot_lanes[o] >= 0 ? sp_area_slot(cfg, o) : -1;
+
+			if (area >= 0)
+				out.v = sp_run_lanes(run, area);
+			run->have[o] = op->type->step_vec(&op->params, run->opstate + op->state_off,
+											  run->rings + op->first_ring, run->ts,
+											  run->vin, &out);
+			if (area >= 0)
+			{
+				Assert(out.n >= 0 && out.n <= SP_MAX_LANES);
+				run->lane_n[area] = run->have[o] ? out.n : 0;
+				run->val[o] = run->lane_n[area];
+			}
+			else
+				run->val[o] = out.x;
+		}
+		else if (unlikely(op->nout > 1))
+			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+										run->rings + op->first_ring, run->ts, run->op_in,
+										&run->val[o], &run->have[o]);
+		else if (op->timed)
+			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
+											 run->rings + op->first_ring, run->ts,
+											 run->op_in, &run->val[o]);
+		else
+			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
+										  run->rings + op->first_ring, run->op_in,
+										  &run->val[o]);
+		if (run->have[o] && op->lazy && op->feeds_ops)
+			run->val[o] = op_value(run, i);
+	}
+	for (int j = 0; j < cfg->n_out; j++)
+	{
+		int			i = cfg->out_op[j];
+		int			o = cfg->ops[i].first_out + cfg->out_port[j];
+
+		if (!run->have[o])
+			continue;
+		run->buffered[j] = true;
+		run->buffer_lazy[j] = cfg->ops[i].lazy && !cfg->ops[i].feeds_ops;
+		run->buffer[j] = run->val[o];
+		if (cfg->slot_lanes[o] >= 0)
+		{
+			int			from = sp_area_slot(cfg, o),
+						to = sp_area_buffer(cfg, j);
+
+			run->lane_n[to] = run->lane_n[from];
+			memcpy(sp_run_lanes(run, to), sp_run_lanes(run, from),
+				   sizeof(double) * run->lane_n[from]);
+		}
+	}
+}
+
+/*
  * forward() for a pipeline of one operator with one data port and one
  * output: no feeds to gather, no order to follow.
  */
@@ -324,7 +506,20 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 			run->row_in[i] = (cfg->in_types[i] == SP_PORT_BOOLEAN) ?
 				(values[i] != 0.0) : values[i];
 		memset(run->have, 0, sizeof(bool) * cfg->n_slots);
-		forward(run);
+		if (unlikely(cfg->vectors))
+		{
+			/* the row's vector is in its area already; booleans are 1 or 0 */
+			if (cfg->in_types[0] == SP_PORT_VECTOR_BOOLEAN)
+			{
+				double	   *v = sp_run_lanes(run, SP_AREA_IN);
+
+				for (int i = 0; i < run->lane_n[SP_AREA_IN]; i++)
+					v[i] = v[i] != 0.0;
+			}
+			forward_vec(run);
+		}
+		else
+			forward(run);
 	}
 	return run->n_emitted > 0;
 }

@@ -74,6 +74,15 @@ typedef struct SpConfig
 									 * nesting this one */
 	int64		max_state;		/* bytes of state with every ring full */
 	bool		timed;			/* some operator needs the rows' timestamps */
+
+	/*
+	 * Vectors (sp_config_vectors): whether any port, the pipeline's or an
+	 * operator's, carries one; and then per output slot the index of its
+	 * lane area among the slots that are vectors (-1 for the others).
+	 */
+	bool		vectors;
+	int			n_vslots;
+	int		   *slot_lanes;
 } SpConfig;
 
 /*
@@ -114,7 +123,47 @@ typedef struct SpRun
 	double	   *val;			/* per output slot: its value this row */
 	bool	   *have;			/* per output slot: produced this row */
 	double	   *op_in;			/* max_nin gathered inputs */
+
+	/*
+	 * With cfg->vectors: lane areas of SP_MAX_LANES each (sp_area_*) and
+	 * their lengths, and the inputs gathered for a step_vec; else NULL.
+	 */
+	double	   *lanes;
+	int32	   *lane_n;
+	SpValue    *vin;
 } SpRun;
+
+/*
+ * The lane areas of a run with vectors: the row's vector (a pipeline with a
+ * vector port has that one data port), each vector slot's value, and per
+ * output port the value buffered and the value emitted.  A vector port's
+ * run->buffer and run->emit entries hold its number of lanes.
+ */
+#define SP_AREA_IN	0
+
+static inline int
+sp_area_slot(const SpConfig *cfg, int slot)
+{
+	return 1 + cfg->slot_lanes[slot];
+}
+
+static inline int
+sp_area_buffer(const SpConfig *cfg, int port)
+{
+	return 1 + cfg->n_vslots + 2 * port;
+}
+
+static inline int
+sp_area_emit(const SpConfig *cfg, int port)
+{
+	return 2 + cfg->n_vslots + 2 * port;
+}
+
+static inline double *
+sp_run_lanes(const SpRun *run, int area)
+{
+	return run->lanes + (Size) area * SP_MAX_LANES;
+}
 
 /*
  * Lay out the operators' states and rings, and check the pipeline's total
@@ -122,6 +171,13 @@ typedef struct SpRun
  * calls it once the operators are read.
  */
 extern void sp_config_layout(SpConfig *cfg);
+
+/*
+ * Once the ports and connections are known: set cfg->vectors and the slots'
+ * lane areas.  (sp_config_layout counts every vector an operator produces
+ * toward the state cap, as it may be an output's buffer.)
+ */
+extern void sp_config_vectors(SpConfig *cfg);
 
 /* A run in its initial state; it and its rings live in cxt. */
 extern SpRun *sp_run_create(const SpConfig *cfg, MemoryContext cxt);

@@ -25,8 +25,36 @@
 typedef enum SpPortType
 {
 	SP_PORT_NUMBER = 0,
-	SP_PORT_BOOLEAN = 1
+	SP_PORT_BOOLEAN = 1,
+	SP_PORT_VECTOR_NUMBER = 2,	/* a vector of numbers: lanes, at most SP_MAX_LANES */
+	SP_PORT_VECTOR_BOOLEAN = 3, /* a vector of booleans, lanes 1 or 0 */
+	SP_PORT_ANY = 4				/* an input port that takes any of the above */
 } SpPortType;
+
+static inline bool
+sp_port_is_vector(SpPortType t)
+{
+	return t == SP_PORT_VECTOR_NUMBER || t == SP_PORT_VECTOR_BOOLEAN;
+}
+
+/*
+ * The most lanes a vector has: a row's array, what an operator produces.
+ * Vector values live in buffers of this many lanes (sp_engine.c), and a
+ * state holds at most this many per stored vector.
+ */
+#define SP_MAX_LANES		1024
+
+/*
+ * One port's value for an operator that works on vectors (step_vec): a
+ * number or boolean in x; a vector as n lanes at v.  On output, v points
+ * at room for SP_MAX_LANES lanes and the operator sets n.
+ */
+typedef struct SpValue
+{
+	double		x;
+	int32		n;
+	double	   *v;
+} SpValue;
 
 /* Bounds on anything sized by a spec (docs/design.md, "Limits"). */
 #define SP_MAX_WINDOW		1000000
@@ -269,6 +297,14 @@ typedef struct SpOpType
 	 * byte for byte the one the run that wrote it had.
 	 */
 	void		(*restore) (const SpParams *p, void *state, const SpRing *rings);
+
+	/*
+	 * Optional: for an operator with a vector port (in or out), the step;
+	 * it replaces step, step_at and step_multi (one output).  in[k] is data
+	 * port k's value, out the output (SpValue); ts the row's timestamp.
+	 */
+	bool		(*step_vec) (const SpParams *p, void *state, SpRing *rings, int64 ts,
+							 const SpValue *in, SpValue *out);
 } SpOpType;
 
 /*
@@ -351,7 +387,11 @@ typedef struct SpOpType
 	X(sp_op_resampler_constant) \
 	X(sp_op_multiplexer) \
 	X(sp_op_timestamp_extract) \
-	X(sp_op_demultiplexer)
+	X(sp_op_demultiplexer) \
+	X(sp_op_vector_extract) \
+	X(sp_op_vector_project) \
+	X(sp_op_vector_compose) \
+	X(sp_op_top_k)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

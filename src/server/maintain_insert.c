@@ -573,7 +573,8 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 		s->as = sp_agg_begin(fcinfo, s->state, run->tp->key_type, run->key_coll, run->cxt);
 		sp_agg_keep_checkpoints(s->as);
 		s->has_stored = sp_agg_progress(s->as, &s->stored);
-		s->path = PATH_FAST;
+		/* vector outputs are written by the SQL that sorts (NULL values) */
+		s->path = sp_agg_has_vectors(s->as) ? PATH_SORTED : PATH_FAST;
 	}
 }
 

@@ -10,6 +10,8 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -22,6 +24,8 @@
 
 PG_FUNCTION_INFO_V1(pipeline_emissions);
 PG_FUNCTION_INFO_V1(pipeline_pending);
+PG_FUNCTION_INFO_V1(pipeline_vector_emissions);
+PG_FUNCTION_INFO_V1(pipeline_vector_pending);
 PG_FUNCTION_INFO_V1(pipeline_flush);
 PG_FUNCTION_INFO_V1(pipeline_key);
 PG_FUNCTION_INFO_V1(pipeline_progress);
@@ -59,7 +63,22 @@ open_state(Datum d, SpConfig **cfg)
 	return open_state_emissions(d, cfg, false);
 }
 
-/* emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8) */
+/* A vector's lanes as a float8[]. */
+static Datum
+lanes_array(const double *lanes, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		elems[i] = Float8GetDatum(lanes[i]);
+	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, sizeof(double),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8);
+ * a vector port's value is NULL there, its lanes in vector_emissions(p).
+ */
 Datum
 pipeline_emissions(PG_FUNCTION_ARGS)
 {
@@ -77,6 +96,61 @@ pipeline_emissions(PG_FUNCTION_ARGS)
 		values[1] = CStringGetTextDatum(st->emit[e].key);
 		values[2] = Int32GetDatum(st->emit[e].port + 1);
 		values[3] = Float8GetDatum(st->emit[e].value);
+		nulls[3] = st->emit[e].lanes != NULL;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * vector_emissions(p) -> TABLE(ts timestamptz, key text, port int, value
+ * float8[]): the emissions of the vector output ports.
+ */
+Datum
+pipeline_vector_emissions(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, true);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int e = 0; st != NULL && e < st->n_emit; e++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (st->emit[e].lanes == NULL)
+			continue;
+		values[0] = TimestampTzGetDatum(st->emit[e].ts);
+		values[1] = CStringGetTextDatum(st->emit[e].key);
+		values[2] = Int32GetDatum(st->emit[e].port + 1);
+		values[3] = lanes_array(st->emit[e].lanes, (int) st->emit[e].value);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* vector_pending(p) -> TABLE(key text, port int, value float8[]) */
+Datum
+pipeline_vector_pending(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, false);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; st != NULL && st->key != NULL && i < cfg->n_out; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		int			a;
+
+		if (!st->run->buffered[i] || !sp_port_is_vector(cfg->out_types[i]))
+			continue;
+		a = sp_area_buffer(cfg, i);
+		values[0] = CStringGetTextDatum(st->key);
+		values[1] = Int32GetDatum(i + 1);
+		values[2] = lanes_array(sp_run_lanes(st->run, a), st->run->lane_n[a]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -100,7 +174,13 @@ pipeline_pending(PG_FUNCTION_ARGS)
 			continue;
 		values[0] = CStringGetTextDatum(st->key);
 		values[1] = Int32GetDatum(i + 1);
-		values[2] = Float8GetDatum(sp_run_buffer_value(st->run, i));
+		if (sp_port_is_vector(cfg->out_types[i]))
+		{
+			values[2] = (Datum) 0;
+			nulls[2] = true;
+		}
+		else
+			values[2] = Float8GetDatum(sp_run_buffer_value(st->run, i));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -152,6 +232,8 @@ pipeline_flush(PG_FUNCTION_ARGS)
 			st->emit[n].key = st->key;
 			st->emit[n].port = i;
 			st->emit[n].value = st->run->emit[i];
+			st->emit[n].lanes = sp_port_is_vector(cfg->out_types[i]) ?
+				sp_run_lanes(st->run, sp_area_emit(cfg, i)) : NULL;
 			n++;
 		}
 	st->n_emit = n;

@@ -43,6 +43,13 @@ PG_FUNCTION_INFO_V1(pipeline_agg_final);
 
 /* ---- the transition state ---- */
 
+/* An emitted vector (pipeline_agg's AggState.vec). */
+typedef struct AggVector
+{
+	int32		n;
+	double	   *lanes;
+} AggVector;
+
 struct AggState
 {
 	MemoryContext cxt;
@@ -58,6 +65,9 @@ struct AggState
 	int			n_emit;
 	int			max_emit;
 	AggEmission *emit;
+	int			n_vec;			/* the emitted vectors, with cfg->vectors */
+	int			max_vec;
+	AggVector  *vec;
 	int			n_seg;
 	int			max_seg;
 	Datum	   *seg_keys;		/* keys of the segments that emitted */
@@ -169,6 +179,27 @@ sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
 	pg_unreachable();
 }
 
+/* A copy of the vector output port i emitted; returns its index in as->vec. */
+static int
+keep_vector(AggState *as, int i)
+{
+	int			a = sp_area_emit(as->cfg, i);
+	AggVector  *v;
+
+	if (as->n_vec == as->max_vec)
+	{
+		as->max_vec = Max(16, as->max_vec * 2);
+		as->vec = as->vec ?
+			repalloc_huge(as->vec, sizeof(AggVector) * as->max_vec) :
+			MemoryContextAllocHuge(as->cxt, sizeof(AggVector) * as->max_vec);
+	}
+	v = &as->vec[as->n_vec];
+	v->n = as->run->lane_n[a];
+	v->lanes = MemoryContextAlloc(as->cxt, sizeof(double) * Max(v->n, 1));
+	memcpy(v->lanes, sp_run_lanes(as->run, a), sizeof(double) * v->n);
+	return as->n_vec++;
+}
+
 static void
 record_emissions(AggState *as, TimestampTz ts, Datum closed)
 {
@@ -200,6 +231,8 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 		em->seg = as->n_seg;
 		em->port = i;
 		em->value = run->emit[i];
+		if (unlikely(as->cfg->vectors) && sp_port_is_vector(as->cfg->out_types[i]))
+			em->value = keep_vector(as, i);
 	}
 	as->n_seg++;
 }
@@ -311,7 +344,7 @@ step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
 		return;
 	if (array)
 	{
-		bool		data_row = !vnull && sp_read_array_row(value, as->run->row_in, as->cfg);
+		bool		data_row = !vnull && sp_read_run_row(value, as->run);
 
 		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
 	}
@@ -353,6 +386,12 @@ sp_agg_progress(const AggState *as, TimestampTz *progress)
 {
 	*progress = as->progress;
 	return as->has_progress;
+}
+
+bool
+sp_agg_has_vectors(const AggState *as)
+{
+	return as->cfg->vectors;
 }
 
 /* pipeline_agg(ts timestamptz, value float8, key anyelement, spec pipeline) */
@@ -406,6 +445,14 @@ sp_agg_result(const AggState *as)
 		st.emit[e].key = seg_text[as->emit[e].seg];
 		st.emit[e].port = as->emit[e].port;
 		st.emit[e].value = as->emit[e].value;
+		st.emit[e].lanes = NULL;
+		if (unlikely(as->cfg->vectors) && sp_port_is_vector(as->cfg->out_types[as->emit[e].port]))
+		{
+			const AggVector *v = &as->vec[(int) as->emit[e].value];
+
+			st.emit[e].value = v->n;
+			st.emit[e].lanes = v->lanes;
+		}
 	}
 	return PointerGetDatum(sp_value_build(as->cfg, &st));
 }

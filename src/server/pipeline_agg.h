@@ -23,7 +23,7 @@ typedef struct AggEmission
 	TimestampTz ts;
 	int32		seg;
 	int32		port;			/* from 0 */
-	double		value;
+	double		value;			/* a vector port's: the index of its vector */
 } AggEmission;
 
 extern AggState *sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type,
@@ -51,6 +51,8 @@ extern void sp_agg_step_values(AggState *as, bool array, bool tsnull, TimestampT
 							   bool vnull, Datum value, bool knull, Datum key);
 /* The latest timestamp processed; false when there is none. */
 extern bool sp_agg_progress(const AggState *as, TimestampTz *progress);
+/* Whether the configuration has a vector port (whose emissions are vectors). */
+extern bool sp_agg_has_vectors(const AggState *as);
 
 extern bool sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied);
 extern void sp_agg_row(AggState *as, TimestampTz ts, const double *values,

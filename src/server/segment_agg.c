@@ -162,6 +162,35 @@ config_for(CallCache *cache, WindowObject winobj, int form)
 }
 
 /*
+ * What segment_agg returns: a float8 (the first output port's value, which
+ * must not be a vector), or a float8[] of one element per output port, or
+ * the vector of a pipeline whose one output port is a vector.  Other
+ * pipelines with vector outputs are pipeline_agg's (vector_emissions);
+ * 0A000 here.
+ */
+static void
+check_result_form(const SpConfig *cfg, int form)
+{
+	int			n_vec = 0;
+
+	for (int i = 0; i < cfg->n_out; i++)
+		n_vec += sp_port_is_vector(cfg->out_types[i]) ? 1 : 0;
+	if (!(form & FORM_ARRAY) && sp_port_is_vector(cfg->out_types[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment_agg cannot return a vector output as a float8"),
+				 errdetail("Output port 1 of pipeline \"%s\" is a vector.", cfg->id),
+				 errhint("Pass the value as an array: segment_agg then returns the vector as a float8[].")));
+	if ((form & FORM_ARRAY) && n_vec > 0 && cfg->n_out > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("segment_agg cannot return a vector output with other outputs"),
+				 errdetail("Pipeline \"%s\" has %d output ports, %d of them vectors.",
+						   cfg->id, cfg->n_out, n_vec),
+				 errhint("Use pipeline_agg and vector_emissions(), or a pipeline with the vector as its one output.")));
+}
+
+/*
  * A partition's first row: its run and keys (empty, or the spec's state),
  * its option.
  */
@@ -180,6 +209,7 @@ partition_begin(FunctionCallInfo fcinfo, WindowObject winobj, CallCache *cache,
 
 		if (!(form & FORM_ARRAY))
 			sp_check_scalar_form(cfg);
+		check_result_form(cfg, form);
 		if (cfg->timed && !(form & FORM_TS))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -367,9 +397,24 @@ agg_array(FunctionCallInfo fcinfo, int form)
 	int			lbs[1] = {1};
 
 	/* unpack straight into the engine's row buffer: no per-row allocation */
-	data_row = !vnull && sp_read_array_row(v, run->row_in, cfg);
+	data_row = !vnull && sp_read_run_row(v, run);
 	if (!agg_row(fcinfo, winobj, ps, data_row ? run->row_in : NULL, form))
 		PG_RETURN_NULL();
+
+	/* a vector output, the pipeline's only one: its lanes (check_result_form) */
+	if (cfg->vectors && sp_port_is_vector(cfg->out_types[0]))
+	{
+		int			e = sp_area_emit(cfg, 0);
+		const double *lanes = sp_run_lanes(run, e);
+
+		if (!run->emitted[0])
+			PG_RETURN_NULL();
+		elems = palloc(sizeof(Datum) * Max(run->lane_n[e], 1));
+		for (int i = 0; i < run->lane_n[e]; i++)
+			elems[i] = Float8GetDatum(lanes[i]);
+		PG_RETURN_ARRAYTYPE_P(construct_array(elems, run->lane_n[e], FLOAT8OID, sizeof(double),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
 
 	elems = palloc(sizeof(Datum) * cfg->n_out);
 	elem_nulls = palloc(sizeof(bool) * cfg->n_out);

@@ -64,7 +64,16 @@ SPECS = [(json.dumps(o), 1) for o in OPS] + [
                  "operators": [{"type": "MovingAverage", "id": "a", "window_size": 2},
                                {"type": "StandardDeviation", "id": "b", "window_size": 3}],
                  "connections": [{"from": "a", "to": "b"}], "entryOperator": "a",
-                 "outputMappings": {"a": {"o1": "o1"}, "b": {"o1": "o2"}}}), 1)]
+                 "outputMappings": {"a": {"o1": "o1"}, "b": {"o1": "o2"}}}), 1),
+    # vectors (0: the value is a vector of three lanes)
+    (json.dumps({"type": "TopK", "k": 2, "score_index": 1, "descending": "false"}), 0),
+    (json.dumps({"type": "Pipeline", "input_port_types": ["vector_number"],
+                 "output_port_types": ["vector_number", "number"],
+                 "operators": [{"type": "VectorProject", "id": "p", "indices": [2, 0]},
+                               {"type": "VectorExtract", "id": "e", "index": 1},
+                               {"type": "MovingAverage", "id": "m", "window_size": 2}],
+                 "connections": [{"from": "p", "to": "e"}, {"from": "e", "to": "m"}], "entryOperator": "p",
+                 "outputMappings": {"p": {"o1": "o1"}, "m": {"o1": "o2"}}}), 0)]
 KEYS = ["CASE WHEN i % 13 = 0 THEN 'NaN'::float8 ELSE (i / 4)::float8 END",
         "(i / 4)::bigint * 1000000000000", "'k' || (i / 4) || '\"é'"]
 BASES = ["2026-01-01 00:00:00+00", "0044-03-15 12:00:00.25+00 BC", "294276-12-31 23:00:00+00",
@@ -78,7 +87,8 @@ for spec, n_in in SPECS:
         for rows in (5, 23):
             base = BASES[n % len(BASES)]
             n += 1
-            value = "sin(i) * 10" if n_in == 1 else "ARRAY[sin(i) * 10, 1 + i % 3]::float8[]"
+            value = ("sin(i) * 10" if n_in == 1 else "ARRAY[sin(i) * 10, 1 + i % 3]::float8[]" if n_in == 2
+                     else "ARRAY[sin(i) * 10, i % 4, cos(i)]::float8[]")
             parts.append(f"""SELECT p::text, encode(pipeline_send(p), 'hex') FROM (
   SELECT pipeline_agg(ts, v, k, '{spec}'::pipeline ORDER BY ts) p FROM (
     SELECT '{base}'::timestamptz + i * interval '1.5 s' ts,

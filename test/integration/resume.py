@@ -5,7 +5,8 @@ bit for bit, what one run over all the rows gives.
 Random streams (runs of keys among NaN, -0, 0, huge and infinite values;
 punctuation rows with and without a key; unpaired rows; equal timestamps;
 late rows for specs that drop them), fed in arrival order run through random specs drawn from
-every operator with state, and through short chains of them.  Each stream
+every operator with state, and through short chains of them (some with a stretch of
+vectors: VectorCompose, TopK, VectorExtract, whose state is compared).  Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
 the text form (p::text::pipeline) in one pass, through the binary form
@@ -54,12 +55,28 @@ def operator(rng):
     ])
 
 
+# A stretch of vectors: the value as a one-lane vector, the best k of the
+# segment so far, and the best one's lane as a number again.
+VECTOR_OPS = ("VectorCompose", "TopK")
+
+
+def vector_stretch(rng):
+    return [{"type": "VectorCompose", "numPorts": 1},
+            {"type": "TopK", "k": rng.randint(1, 3), "score_index": 0,
+             "descending": rng.choice(["true", "false"])},
+            {"type": "VectorExtract", "index": 0}]
+
+
 def spec(rng):
     ops = [operator(rng) for _ in range(rng.choice([1, 1, 2, 3]))]
+    if rng.random() < 0.15:
+        at = rng.randint(0, len(ops))
+        ops[at:at] = vector_stretch(rng)
     late = rng.choice(["error", "drop"])
     ids = ["s%d" % i for i in range(len(ops))]
     # a chain, every operator's output mapped to a port of its own
-    return json.dumps({"type": "Pipeline", "output_port_types": ["number"] * len(ops),
+    types = ["vector_number" if o["type"] in VECTOR_OPS else "number" for o in ops]
+    return json.dumps({"type": "Pipeline", "output_port_types": types,
                        "operators": [dict(o, id=i) for o, i in zip(ops, ids)],
                        "connections": [{"from": a, "to": b} for a, b in zip(ids, ids[1:])],
                        "entryOperator": ids[0],

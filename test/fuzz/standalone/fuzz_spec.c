@@ -284,6 +284,15 @@ run_rows(const SpConfig *cfg, const uint8 *p, size_t n)
 
 		for (int i = 0; i < cfg->n_in; i++)
 			vals[i] = fuzz_pick(p[2 + i]);
+		/* a vector port: 1 to 4 lanes, from the row's bytes and the flags */
+		if (cfg->vectors && sp_port_is_vector(cfg->in_types[0]))
+		{
+			double	   *lanes = sp_run_lanes(run, SP_AREA_IN);
+
+			run->lane_n[SP_AREA_IN] = 1 + ((flags >> 1) & 3);
+			for (int i = 0; i < run->lane_n[SP_AREA_IN]; i++)
+				lanes[i] = fuzz_pick((uint8) (p[2] + 37 * i));
+		}
 		/* time moves on by 0 to 31 seconds (for the operators that know it) */
 		run->ts += (int64) (flags >> 3) * 1000000;
 		emitted = sp_run_row(run, punct ? NULL : vals,
