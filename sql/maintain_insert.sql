@@ -1,0 +1,173 @@
+-- The maintained insert trigger, segpipe_insert_trigger(): a statement's
+-- rows stream into their sensors' runs when they come in order after each
+-- sensor's progress (the fast path); a sensor whose rows are out of order
+-- within the statement is run again over them sorted; one with a row at or
+-- before its progress is corrected from its checkpoints.  Whichever path a
+-- sensor takes, the results equal a run over its readings in the order
+-- ts, value, key: every step below checks that against pipeline_agg.
+\pset null null
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE TABLE readings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('readings', 'sensor', 'ts', 'v', 'ts::date',
+                        '{"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTracker", "id": "max"}]}',
+                        'daily');
+
+-- rows in results or recomputation but not both, and states whose row
+-- count or progress differs from the readings'
+CREATE FUNCTION differences(spec pipeline) RETURNS TABLE (results bigint, states bigint) LANGUAGE sql AS $$
+	WITH expected AS (
+		SELECT q.sensor, e.ts, e.key::date, e.port, e.value
+		FROM (SELECT r.sensor, pipeline_agg(r.ts, r.v, r.ts::date, spec ORDER BY r.ts, r.v, r.ts::date) AS p
+		      FROM readings AS r GROUP BY r.sensor) AS q, emissions(q.p) AS e),
+	got AS (SELECT sensor, ts, key, port, value FROM daily)
+	SELECT (SELECT count(*) FROM ((SELECT * FROM expected EXCEPT ALL SELECT * FROM got)
+	                              UNION ALL (SELECT * FROM got EXCEPT ALL SELECT * FROM expected)) AS d),
+	       (SELECT count(*) FROM daily_state AS s
+	        FULL JOIN (SELECT sensor, count(*) AS n, max(ts) AS last FROM readings GROUP BY sensor) AS r USING (sensor)
+	        WHERE pipeline_rows(s.state) IS DISTINCT FROM r.n OR pipeline_progress(s.state) IS DISTINCT FROM r.last)
+$$;
+CREATE VIEW check_daily AS
+SELECT * FROM differences('{"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTracker", "id": "max"}]}');
+
+-- the insert trigger is segpipe's C function; the others the generated one
+SELECT tgname, tgfoid::regproc, tgnargs FROM pg_trigger WHERE tgrelid = 'readings'::regclass ORDER BY 1;
+
+-- in order, three sensors, one of them new in the second statement
+INSERT INTO readings VALUES (1, '2026-03-01 08:00+00', 5), (2, '2026-03-01 08:00+00', 1), (1, '2026-03-01 09:00+00', 7);
+INSERT INTO readings VALUES (1, '2026-03-02 08:00+00', 3), (2, '2026-03-02 08:00+00', 2), (3, '2026-03-01 10:00+00', 9);
+SELECT * FROM daily ORDER BY sensor, ts;
+SELECT sensor, pipeline_rows(state), pipeline_progress(state), pipeline_key(state) FROM daily_state ORDER BY sensor;
+SELECT sensor, ts FROM daily_checkpoint ORDER BY sensor, ts;
+SELECT * FROM check_daily;
+
+-- out of order within the statement (sensor 1), after its progress: run
+-- sorted; sensor 2 in order alongside
+INSERT INTO readings VALUES (1, '2026-03-03 12:00+00', 1), (2, '2026-03-03 08:00+00', 4),
+                            (1, '2026-03-03 10:00+00', 8), (1, '2026-03-04 10:00+00', 6);
+SELECT * FROM daily WHERE ts >= '2026-03-03' ORDER BY sensor, ts;
+SELECT * FROM check_daily;
+
+-- equal timestamps: ascending values stream, descending ones are sorted;
+-- both runs give the day's maximum from the same order
+INSERT INTO readings VALUES (2, '2026-03-04 08:00+00', 1), (2, '2026-03-04 08:00+00', 2);
+INSERT INTO readings VALUES (3, '2026-03-04 08:00+00', 2), (3, '2026-03-04 08:00+00', 1);
+SELECT sensor, pipeline_rows(state), pending FROM daily_state, LATERAL (SELECT array_agg(value) AS pending FROM pending(state)) AS p
+WHERE sensor IN (2, 3) ORDER BY sensor;
+SELECT * FROM check_daily;
+
+-- late: at or before a sensor's progress, it is corrected; in the same
+-- statement sensor 2 streams and sensor 3 is sorted
+INSERT INTO readings VALUES (1, '2026-03-01 12:00+00', 100), (2, '2026-03-05 08:00+00', 0),
+                            (3, '2026-03-05 09:00+00', 5), (3, '2026-03-05 08:00+00', 4);
+SELECT * FROM daily WHERE sensor = 1 ORDER BY ts;
+SELECT * FROM check_daily;
+-- a tie with the progress itself is late too (its order among equal rows counts)
+INSERT INTO readings VALUES (2, '2026-03-05 08:00+00', -1);
+SELECT sensor, pipeline_rows(state), pipeline_progress(state) FROM daily_state WHERE sensor = 2;
+SELECT * FROM check_daily;
+
+-- punctuation (a NULL value) closes a day; an empty insert changes nothing
+INSERT INTO readings VALUES (3, '2026-03-06 00:00+00', NULL);
+SELECT * FROM daily WHERE sensor = 3 ORDER BY ts;
+INSERT INTO readings SELECT * FROM readings WHERE false;
+SELECT * FROM check_daily;
+
+-- what the session sets does not change what is stored: the key ts::date
+-- is evaluated in UTC, whatever the session's zone and styles
+SET TimeZone = 'Pacific/Kiritimati';
+SET DateStyle = 'German, DMY';
+SET IntervalStyle = 'sql_standard';
+INSERT INTO readings VALUES (2, '2026-03-05 23:30+00', 7), (2, '2026-03-06 00:30+00', 1);
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+RESET IntervalStyle;
+SELECT * FROM daily WHERE sensor = 2 AND ts >= '2026-03-06' ORDER BY ts;
+SELECT * FROM check_daily;
+
+-- many rows, many sensors, shuffled within each statement now and then
+INSERT INTO readings
+SELECT 10 + i % 20, '2026-03-01'::timestamptz + (i / 20) * interval '7 minutes', (i * 7919) % 101
+FROM generate_series(0, 39999) AS i;
+INSERT INTO readings
+SELECT 10 + i % 20, '2026-03-01'::timestamptz + (i / 20) * interval '7 minutes', (i::bigint * 104729) % 97
+FROM generate_series(40000, 59999) AS i ORDER BY (i * 7) % 1000;
+SELECT count(*) AS results, count(DISTINCT sensor) AS sensors FROM daily WHERE sensor >= 10;
+SELECT * FROM check_daily;
+SELECT segpipe_unmaintain('daily', true);
+DROP VIEW check_daily;
+DROP FUNCTION differences(pipeline);
+
+-- Policies "drop" and "error": the pipeline meets late rows itself, in
+-- the order ts, value, key within each statement.
+TRUNCATE readings;
+SELECT segpipe_maintain('readings', 'sensor', 'ts', 'v', 'ts::date',
+                        '{"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTracker", "id": "max"}], "late": "drop"}',
+                        'dropped', late => 'drop');
+INSERT INTO readings VALUES (1, '2026-03-01 10:00+00', 1);
+-- 09:00 is late and dropped; 12:00 and 11:00 come out of order within
+-- the statement and are sorted first
+INSERT INTO readings VALUES (1, '2026-03-01 12:00+00', 4), (1, '2026-03-01 09:00+00', 50), (1, '2026-03-01 11:00+00', 3);
+SELECT pipeline_rows(state), pipeline_late(state), (SELECT array_agg(value) FROM pending(state)) AS pending FROM dropped_state;
+SELECT segpipe_unmaintain('dropped', true);
+TRUNCATE readings;
+SELECT segpipe_maintain('readings', 'sensor', 'ts', 'v', 'ts::date',
+                        '{"type": "Pipeline", "id": "daily_max", "operators": [{"type": "MaxTracker", "id": "max"}]}',
+                        'strict', late => 'error');
+INSERT INTO readings VALUES (1, '2026-03-01 10:00+00', 1);
+INSERT INTO readings VALUES (1, '2026-03-01 12:00+00', 4), (1, '2026-03-01 11:00+00', 3);
+INSERT INTO readings VALUES (1, '2026-03-01 11:30+00', 4);
+SELECT pipeline_rows(state), pipeline_progress(state) FROM strict_state;
+SELECT count(*) AS readings FROM readings;
+SELECT segpipe_unmaintain('strict', true);
+
+-- Two values a row (float8[]): the day's maximum of their difference and
+-- how many rows it has, keyed by text under a collation.
+CREATE TABLE pairs (sensor text NOT NULL, ts timestamptz NOT NULL, v float8[], shift text COLLATE "C");
+SELECT segpipe_maintain('pairs', 'sensor', 'ts', 'v', 'shift',
+                        '{"type": "Pipeline", "id": "p", "input_port_types": ["number", "number"],
+                          "output_port_types": ["number", "number"],
+                          "operators": [{"type": "Linear", "id": "lin", "coefficients": [1, -1]},
+                                        {"type": "MaxTracker", "id": "max"}, {"type": "CountNumber", "id": "cnt"}],
+                          "connections": [{"from": "lin", "to": "max"}, {"from": "lin", "to": "cnt"}],
+                          "entryOperator": "lin", "outputMappings": {"max": {"o1": "o1"}, "cnt": {"o1": "o2"}}}',
+                        'pair_results');
+INSERT INTO pairs VALUES ('x', '2026-03-01 08:00+00', '{1,10}', 'A'), ('x', '2026-03-01 09:00+00', '{30,20}', 'A'),
+                         ('y', '2026-03-01 08:00+00', '{5,5}', 'B'), ('x', '2026-03-01 10:00+00', '{2,2}', 'B');
+-- out of order: sorted, then 'B' continues and 'a' (after 'B' under "C") opens a segment
+INSERT INTO pairs VALUES ('x', '2026-03-01 12:00+00', '{0,7}', 'a'), ('x', '2026-03-01 11:00+00', '{9,1}', 'B');
+SELECT * FROM pair_results ORDER BY sensor, ts, port;
+SELECT sensor, key, port, value FROM pair_results_realtime WHERE provisional ORDER BY 1, 3;
+SELECT segpipe_unmaintain('pair_results', true);
+DROP TABLE pairs;
+
+-- Partitions: each has the insert trigger, with the root's arguments, also
+-- one created after set-up; rows through the parent or naming a partition
+CREATE TABLE parted (sensor int NOT NULL, ts timestamptz NOT NULL, v float8) PARTITION BY RANGE (sensor);
+CREATE TABLE parted_a PARTITION OF parted FOR VALUES FROM (0) TO (10);
+SELECT segpipe_maintain('parted', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'parted_daily');
+CREATE TABLE parted_b PARTITION OF parted FOR VALUES FROM (10) TO (20);
+SELECT c.relname, t.tgname, t.tgfoid::regproc, t.tgargs = (SELECT r.tgargs FROM pg_trigger AS r
+                                                             WHERE r.tgrelid = 'parted'::regclass AND r.tgname = t.tgname) AS root_args
+FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+WHERE t.tgname = 'parted_daily_insert' ORDER BY 1;
+INSERT INTO parted VALUES (1, '2026-03-01 08:00+00', 1), (11, '2026-03-01 08:00+00', 2);
+INSERT INTO parted_b VALUES (11, '2026-03-02 08:00+00', 3);
+INSERT INTO parted_a VALUES (1, '2026-03-02 08:00+00', 4), (1, '2026-03-01 09:00+00', 5);
+SELECT * FROM parted_daily ORDER BY sensor, ts;
+SELECT sensor, pipeline_rows(state) FROM parted_daily_state ORDER BY sensor;
+SELECT segpipe_unmaintain('parted_daily', true);
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgname LIKE 'parted_daily%';
+DROP TABLE parted;
+
+-- The trigger function checks how it is called and what it is given.
+CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();
+INSERT INTO other VALUES (1, now(), 1);
+DROP TRIGGER bad_row ON other;
+CREATE TRIGGER bad_args AFTER INSERT ON other REFERENCING NEW TABLE AS segpipe_new
+	FOR EACH STATEMENT EXECUTE FUNCTION segpipe_insert_trigger('segpipe insert 0', 'x');
+INSERT INTO other VALUES (1, now(), 1);
+DROP TABLE other;
+DROP TABLE readings;
