@@ -171,3 +171,33 @@ CREATE TRIGGER bad_args AFTER INSERT ON other REFERENCING NEW TABLE AS segpipe_n
 INSERT INTO other VALUES (1, now(), 1);
 DROP TABLE other;
 DROP TABLE readings;
+
+-- Results tables set up by 0.5.0 keep its PL/pgSQL insert trigger across
+-- the update, and partitions made later copy it; set up again, they get
+-- segpipe_insert_trigger(), and the results are the same.
+\set regression_db :DBNAME
+CREATE DATABASE segpipe_maintain_update;
+\c segpipe_maintain_update
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE EXTENSION segpipe VERSION '0.5.0';
+CREATE TABLE r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8) PARTITION BY RANGE (sensor);
+CREATE TABLE r1 PARTITION OF r FOR VALUES FROM (0) TO (10);
+SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+INSERT INTO r VALUES (1, '2026-03-01 08:00+00', 1);
+ALTER EXTENSION segpipe UPDATE;
+INSERT INTO r VALUES (1, '2026-03-02 08:00+00', 2), (1, '2026-03-01 09:00+00', 5);
+CREATE TABLE r2 PARTITION OF r FOR VALUES FROM (10) TO (20);
+INSERT INTO r2 VALUES (11, '2026-03-01 08:00+00', 3), (11, '2026-03-02 08:00+00', 4);
+SELECT c.relname, t.tgfoid::regproc FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+WHERE t.tgname = 'd_insert' ORDER BY 1;
+SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+SELECT segpipe_unmaintain('d', true);
+SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+SELECT c.relname, t.tgfoid::regproc FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+WHERE t.tgname = 'd_insert' ORDER BY 1;
+INSERT INTO r VALUES (1, '2026-03-03 08:00+00', 6), (11, '2026-03-03 08:00+00', 7);
+SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+\c :regression_db
+DROP DATABASE segpipe_maintain_update;
