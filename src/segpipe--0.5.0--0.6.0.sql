@@ -19,6 +19,14 @@ CREATE FUNCTION segpipe_insert_trigger()
 COMMENT ON FUNCTION segpipe_insert_trigger() IS
 	'the insert trigger of the results tables that segpipe_maintain() makes (its arguments are the SQL it runs)';
 
+-- A state table keeps each pipeline without the emissions of the run
+-- that saved it: the same rows leave the same bytes, however they arrived.
+CREATE FUNCTION without_emissions(p pipeline) RETURNS pipeline
+	AS 'MODULE_PATHNAME', 'pipeline_without_emissions'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION without_emissions(pipeline) IS
+	'the pipeline without the emissions of the run that made it (what a maintained state table keeps)';
+
 CREATE OR REPLACE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
 		key text, spec pipeline, results text,
 		late text DEFAULT 'correct', horizon interval DEFAULT NULL,
@@ -308,7 +316,7 @@ BEGIN
 		FROM b CROSS JOIN LATERAL (SELECT %8$s AS r FROM (%9$s) AS x) AS y
 		WHERE y.r IS NOT NULL),
 	saved AS (
-		UPDATE %10$s AS s SET state = run.r[1] FROM run WHERE s.%2$I %6$s run.part),
+		UPDATE %10$s AS s SET state = %11$I.without_emissions(run.r[1]) FROM run WHERE s.%2$I %6$s run.part),
 	kept AS (
 		UPDATE %10$s AS s SET state = b.segpipe_base FROM b
 		WHERE s.%2$I %6$s b.segpipe_part AND b.segpipe_base IS NOT NULL
@@ -414,7 +422,7 @@ run AS (
 	FROM g JOIN x ON x.part %7$s g.part
 	GROUP BY g.part),
 saved AS (
-	UPDATE %1$s AS s SET state = run.r[1] FROM run WHERE s.%2$I %7$s run.part),
+	UPDATE %1$s AS s SET state = %10$I.without_emissions(run.r[1]) FROM run WHERE s.%2$I %7$s run.part),
 ck AS (
 	INSERT INTO %9$s (%2$I, ts, state)
 	SELECT run.part, %10$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
@@ -629,6 +637,96 @@ COMMENT ON FUNCTION segpipe_unmaintain(regclass, boolean) IS
 
 
 -- 0.6.0: each section below is one change.
+
+-- segpipe_rebuild(): runs sensors of a maintained results table again from
+-- their first reading (the generated results_correct from -infinity), so
+-- that their states, checkpoints and results are made again from the
+-- readings: the same bytes as maintenance left, since a state table keeps
+-- pipelines without emissions.
+CREATE FUNCTION segpipe_rebuild_sensors(results regclass, sensors text)
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	nsp name;
+	rel name;
+	fn regprocedure;
+	correct regprocedure;
+	ran text;
+	readings regclass;
+	state regclass;
+	part name;
+	part_typ text;
+	n bigint;
+BEGIN
+	IF results IS NULL THEN
+		RAISE EXCEPTION 'argument "results" must not be null' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT n_.nspname, c.relname INTO nsp, rel
+	FROM pg_class AS c JOIN pg_namespace AS n_ ON n_.oid = c.relnamespace WHERE c.oid = results;
+	fn := to_regprocedure(format('%I.%I()', nsp, rel || '_maintain'));
+	IF fn IS NULL OR NOT coalesce(starts_with(obj_description(fn, 'pg_proc'),
+	                                          format('segpipe: maintains %I.%I from ', nsp, rel)), false) THEN
+		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', rel
+			USING ERRCODE = 'undefined_object',
+			DETAIL = format('There is no trigger function %I.%I() made by segpipe_maintain().', nsp, rel || '_maintain');
+	END IF;
+	SELECT t.tgrelid INTO readings FROM pg_trigger AS t
+	WHERE t.tgfoid = fn AND t.tgnargs = 0 AND t.tgname = rel || '_update';
+	state := to_regclass(format('%I.%I', nsp, rel || '_state'));
+	SELECT a.attname, format_type(a.atttypid, a.atttypmod) INTO part, part_typ
+	FROM pg_index AS i JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+	WHERE i.indrelid = state AND i.indisprimary;
+	correct := to_regprocedure(format('%I.%I(%s[], pg_catalog.timestamptz[], pg_catalog.oid[])', nsp, rel || '_correct', part_typ));
+	IF readings IS NULL OR part IS NULL OR correct IS NULL THEN
+		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', rel
+			USING ERRCODE = 'undefined_object',
+			DETAIL = 'Its triggers, state table or generated functions are missing.';
+	END IF;
+	-- every sensor with readings or a state, or those given, in order
+	EXECUTE format($q$SELECT %1$s(q.parts, pg_catalog.array_fill('-infinity'::pg_catalog.timestamptz, ARRAY[pg_catalog.cardinality(q.parts)]), '{}'),
+	                         pg_catalog.cardinality(q.parts)
+	                  FROM (SELECT pg_catalog.array_agg(u.p ORDER BY u.p) AS parts
+	                        FROM (%2$s) AS u(p)) AS q
+	                  WHERE q.parts IS NOT NULL$q$,
+	               format('%I.%I', nsp, rel || '_correct'),
+	               CASE WHEN sensors IS NULL
+	                    THEN format('SELECT r.%1$I FROM %2$s AS r UNION SELECT s.%1$I FROM %3$s AS s', part, readings, state)
+	                    ELSE format('SELECT DISTINCT x.p FROM pg_catalog.unnest(%L::%s[]) AS x(p)', sensors, part_typ) END)
+	INTO ran, n;
+	RETURN coalesce(n, 0);
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_rebuild_sensors(regclass, text) IS
+	'segpipe_rebuild()''s work: the sensors as the text of an array of the partition column''s type, NULL for all';
+-- (their bodies are bound when made, so they follow the extension's schema)
+CREATE FUNCTION segpipe_rebuild(results regclass) RETURNS bigint
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT segpipe_rebuild_sensors(results, NULL);
+	END;
+COMMENT ON FUNCTION segpipe_rebuild(regclass) IS
+	'runs every sensor of a maintained results table again from its first reading; returns how many';
+CREATE FUNCTION segpipe_rebuild(results regclass, sensors anyarray) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name;
+	n bigint;
+BEGIN
+	IF sensors IS NULL THEN
+		RAISE EXCEPTION 'argument "sensors" must not be null' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
+	WHERE e.extname = 'segpipe';
+	EXECUTE format('SELECT %I.segpipe_rebuild_sensors($1, $2)', ext) INTO n USING results, sensors::text;
+	RETURN n;
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_rebuild(regclass, anyarray) IS
+	'runs the given sensors of a maintained results table again from their first reading; returns how many';
 
 -- ---- ordered ----
 

@@ -27,6 +27,7 @@ PG_FUNCTION_INFO_V1(pipeline_pending);
 PG_FUNCTION_INFO_V1(pipeline_vector_emissions);
 PG_FUNCTION_INFO_V1(pipeline_vector_pending);
 PG_FUNCTION_INFO_V1(pipeline_flush);
+PG_FUNCTION_INFO_V1(pipeline_without_emissions);
 PG_FUNCTION_INFO_V1(pipeline_key);
 PG_FUNCTION_INFO_V1(pipeline_progress);
 PG_FUNCTION_INFO_V1(pipeline_rows);
@@ -238,6 +239,24 @@ pipeline_flush(PG_FUNCTION_ARGS)
 		}
 	st->n_emit = n;
 	st->key = NULL;
+	PG_RETURN_POINTER(sp_value_build(cfg, st));
+}
+
+/*
+ * without_emissions(p) -> pipeline: p without the emissions of the run that
+ * made it, which a later run does not report again anyway.  What a state
+ * table keeps: two runs over the same rows, in one statement or in many,
+ * leave the same bytes.
+ */
+Datum
+pipeline_without_emissions(PG_FUNCTION_ARGS)
+{
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, false);
+
+	if (st == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	st->n_emit = 0;
 	PG_RETURN_POINTER(sp_value_build(cfg, st));
 }
 
