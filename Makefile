@@ -35,6 +35,8 @@ OBJS = \
 	src/engine/ops_dsp.o \
 	src/engine/ops_time.o \
 	src/engine/ops_lang.o \
+	src/engine/sp_rpn.o \
+	src/engine/ops_fused.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \

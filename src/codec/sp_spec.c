@@ -693,9 +693,16 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		else if (d->kind == SP_PARAM_FLOAT)
 			memcpy((char *) &op->params + d->offset, &d->dflt, sizeof(double));
 	}
-	if (op->type->check_params &&
-		(msg = op->type->check_params(&op->params)) != NULL)
-		spec_error(errmsg("%s", msg));
+	/* what a check derives (FusedExpression's program) the configuration keeps */
+	if (op->type->check_params)
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		msg = op->type->check_params(&op->params);
+		MemoryContextSwitchTo(old);
+		if (msg != NULL)
+			spec_error(errmsg("%s", msg));
+	}
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
 	error_context_stack = callback.previous;
 }

@@ -92,9 +92,10 @@ typedef struct SpParams
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
-	int32		nvec[2];
-	double	   *vec[2];			/* coefficient arrays */
+	int32		nvec[3];
+	double	   *vec[3];			/* coefficient arrays */
 	const struct SpConfig *sub; /* a nested Pipeline's configuration */
+	const struct SpRpn *rpn;	/* FusedExpression's compiled bytecode */
 } SpParams;
 
 typedef enum SpParamKind
@@ -351,7 +352,8 @@ typedef struct SpOpType
 	X(sp_op_resampler_constant) \
 	X(sp_op_multiplexer) \
 	X(sp_op_timestamp_extract) \
-	X(sp_op_demultiplexer)
+	X(sp_op_demultiplexer) \
+	X(sp_op_fused_expression)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
