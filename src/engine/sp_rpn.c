@@ -334,8 +334,8 @@ int_arg(const SpRpnSource *src, int at, int op, int k, double lo, double hi, con
 	double		x = src->code[at + 1 + k];
 
 	if (!(x == floor(x) && x >= lo && x <= hi))
-		bytecode_error("%s at element %d: %s must be an integer from %.0f to %.0f, not %g.",
-					   opinfo[op].name, at + 1, what, lo, hi, x);
+		bytecode_error("%s at element %d: %s must be an integer from %.0f to %.0f, not %s.",
+					   opinfo[op].name, at + 1, what, lo, hi, float8out_internal(x));
 	return (int32) x;
 }
 
@@ -386,7 +386,8 @@ sp_rpn_compile(const SpRpnSource *src)
 					pushes = 0;
 
 		if (!(x == floor(x) && x >= 0 && x < N_OPCODES))
-			bytecode_error("Element %d is %g, which is not an opcode.", at + 1, x);
+			bytecode_error("Element %d is %s, which is not an opcode.", at + 1,
+						   float8out_internal(x));
 		op = (int) x;
 		info = &opinfo[op];
 		ins->op = op;
