@@ -392,7 +392,7 @@ sp_rpn_compile(const SpRpnSource *src)
 		info = &opinfo[op];
 		ins->op = op;
 		if (at + info->nargs >= src->n_code)
-			bytecode_error("%s at element %d takes %d argument%s; the bytecode ends after %d.",
+			bytecode_error("%s at element %d takes %d argument%s; the bytecode has %d after it.",
 						   info->name, at + 1, info->nargs, info->nargs == 1 ? "" : "s",
 						   src->n_code - at - 1);
 		switch (info->kind)
