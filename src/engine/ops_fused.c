@@ -21,6 +21,7 @@ coefficients_shown(const SpParams *p)
 	return p->nvec[2] > 0;
 }
 
+/* numOutputs is kept in SpParams.choice, an int32 no other parameter of it uses */
 static const SpParamDef fused_params[] = {
 	{"numPorts", SP_PARAM_INT, offsetof(SpParams, num_ports), true, 0, 1, SP_MAX_PORTS},
 	{"numOutputs", SP_PARAM_INT, offsetof(SpParams, choice), true, 0, 1, SP_MAX_PORTS},
