@@ -36,6 +36,8 @@ OBJS = \
 	src/engine/ops_time.o \
 	src/engine/ops_lang.o \
 	src/engine/ops_vector.o \
+	src/engine/sp_rpn.o \
+	src/engine/ops_fused.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
@@ -60,7 +62,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

@@ -669,6 +669,12 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		return;
 	}
 	op->type = sp_find_op_type(type);
+	if (op->type == NULL && strcmp(type, "TimeShift") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("operator type \"TimeShift\" is not supported"),
+				 errdetail("The original's TimeShift moves a value to another time so that a join pairs it with a value of that time; segpipe's operators pair the values of one row."),
+				 errhint("Pair the values in SQL and feed both as data ports, for example with a self-join on ts - interval '5 minutes' (docs/reference.md, \"TimeShift\").")));
 	if (op->type == NULL)
 	{
 		Suggestion s;
@@ -708,9 +714,16 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		else if (d->kind == SP_PARAM_FLOAT)
 			memcpy((char *) &op->params + d->offset, &d->dflt, sizeof(double));
 	}
-	if (op->type->check_params &&
-		(msg = op->type->check_params(&op->params)) != NULL)
-		spec_error(errmsg("%s", msg));
+	/* what a check derives (FusedExpression's program) the configuration keeps */
+	if (op->type->check_params)
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		msg = op->type->check_params(&op->params);
+		MemoryContextSwitchTo(old);
+		if (msg != NULL)
+			spec_error(errmsg("%s", msg));
+	}
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
 	error_context_stack = callback.previous;
 }

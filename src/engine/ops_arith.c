@@ -13,6 +13,7 @@
 
 #include "utils/float.h"
 
+#include "sp_float.h"
 #include "sp_operator.h"
 #include "sp_sum.h"
 
@@ -36,10 +37,9 @@ fn_add(const SpParams *p, double x)
 }
 
 /* power(x, y) as PostgreSQL defines it */
-static double
-fn_power(const SpParams *p, double x)
+double
+sp_float8_power(double x, double y)
 {
-	double		y = p->value;
 	double		r;
 
 	if (isnan(x))
@@ -63,6 +63,12 @@ fn_power(const SpParams *p, double x)
 		float_underflow_error();
 	}
 	return r;
+}
+
+static double
+fn_power(const SpParams *p, double x)
+{
+	return sp_float8_power(x, p->value);
 }
 
 static double
@@ -105,29 +111,47 @@ check_trig_input(double x)
 				 errmsg("input is out of range")));
 }
 
-static double
-fn_sin(const SpParams *p, double x)
+double
+sp_float8_sin(double x)
 {
 	check_trig_input(x);
 	return sin(x);
 }
 
 static double
-fn_cos(const SpParams *p, double x)
+fn_sin(const SpParams *p, double x)
+{
+	return sp_float8_sin(x);
+}
+
+double
+sp_float8_cos(double x)
 {
 	check_trig_input(x);
 	return cos(x);
 }
 
 static double
-fn_tan(const SpParams *p, double x)
+fn_cos(const SpParams *p, double x)
+{
+	return sp_float8_cos(x);
+}
+
+double
+sp_float8_tan(double x)
 {
 	check_trig_input(x);
 	return tan(x);
 }
 
 static double
-fn_exp(const SpParams *p, double x)
+fn_tan(const SpParams *p, double x)
+{
+	return sp_float8_tan(x);
+}
+
+double
+sp_float8_exp(double x)
 {
 	double		r;
 
@@ -146,6 +170,12 @@ fn_exp(const SpParams *p, double x)
 	return r;
 }
 
+static double
+fn_exp(const SpParams *p, double x)
+{
+	return sp_float8_exp(x);
+}
+
 static void
 check_log_input(double x)
 {
@@ -159,18 +189,30 @@ check_log_input(double x)
 				 errmsg("cannot take logarithm of a negative number")));
 }
 
-static double
-fn_log(const SpParams *p, double x)
+double
+sp_float8_ln(double x)
 {
 	check_log_input(x);
 	return log(x);
 }
 
-static double
-fn_log10(const SpParams *p, double x)
+double
+sp_float8_log10(double x)
 {
 	check_log_input(x);
 	return log10(x);
+}
+
+static double
+fn_log(const SpParams *p, double x)
+{
+	return sp_float8_ln(x);
+}
+
+static double
+fn_log10(const SpParams *p, double x)
+{
+	return sp_float8_log10(x);
 }
 
 static double

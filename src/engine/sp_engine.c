@@ -14,6 +14,7 @@
 #include "utils/memutils.h"
 
 #include "sp_engine.h"
+#include "sp_rpn.h"
 
 static void state_too_large(int64 bytes);
 static SpPortType slot_type(const SpOperator *op, int port);
@@ -29,11 +30,15 @@ sp_config_layout(SpConfig *cfg)
 	int			most = SP_MAX_RINGS;
 	int			room = 0;
 
-	/* a nested Pipeline has as many rings as its operators */
+	/*
+	 * a nested Pipeline has as many rings as its operators, a
+	 * FusedExpression as its stateful opcodes
+	 */
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		const SpConfig *sub = cfg->ops[i].params.sub;
-		int			n = sub ? sub->n_rings : SP_MAX_RINGS;
+		const SpRpn *rpn = cfg->ops[i].params.rpn;
+		int			n = sub ? sub->n_rings : rpn ? rpn->n_rings : SP_MAX_RINGS;
 
 		most = Max(most, n);
 		room += n;

@@ -120,9 +120,10 @@ typedef struct SpParams
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
-	int32		nvec[2];
-	double	   *vec[2];			/* coefficient arrays */
+	int32		nvec[3];
+	double	   *vec[3];			/* coefficient arrays */
 	const struct SpConfig *sub; /* a nested Pipeline's configuration */
+	const struct SpRpn *rpn;	/* FusedExpression's compiled bytecode */
 } SpParams;
 
 typedef enum SpParamKind
@@ -391,7 +392,8 @@ typedef struct SpOpType
 	X(sp_op_vector_extract) \
 	X(sp_op_vector_project) \
 	X(sp_op_vector_compose) \
-	X(sp_op_top_k)
+	X(sp_op_top_k) \
+	X(sp_op_fused_expression)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

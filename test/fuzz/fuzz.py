@@ -54,6 +54,8 @@ SEEDS = [
     '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Floor", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "MovingSum", "id": "s", "window_size": 2}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}',
     '{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, {"type": "Pipeline", "id": "p", "input_port_types": ["number"], "output_port_types": ["number"], "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 2}], "connections": [], "entryOperator": "ma", "outputMappings": {"ma": {"o1": "o1"}}}, {"type": "Output", "id": "out", "portTypes": ["number"]}], "connections": [{"from": "in", "to": "p", "fromPort": "o1", "toPort": "i1"}, {"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"}, {"from": "p", "to": "out", "fromPort": "o1", "toPort": "i1"}], "entryOperator": "in", "output": {"out": ["o1"]}}',
     '{"type": "ResamplerConstant", "interval": "2 s", "t0": 1767225601, "snapFirst": 1}',
+    '{"type": "Pipeline", "output_port_types": ["number", "number", "number"], "operators": [{"type": "FusedExpression", "id": "f", "numPorts": 2, "numOutputs": 3, "bytecode": [0, 0, 0, 1, 5, 21, 0, 22, 2, 5, 20, 0, 1, 35, 3, 0, 0, 38, 4, 2, 20, 0, 0, 1, 0, 26, 44, 0, 0, 42, 0, 2, 0, 1, 43, 1, 1, 2, 6, 25, 5, 3, 20], "constants": [0.5], "coefficients": [0.5, 0.25, -0.5, 0.125]}], "entryOperator": "f", "outputMappings": {"f": {"o1": "o1", "o2": "o2", "o3": "o3"}}}',
+    '{"type": "FusedExpression", "numPorts": 1, "numOutputs": 2, "bytecode": [0, 0, 23, 0, 0, 0, 24, 1, 3, 20, 0, 0, 37, 2, 0, 0, 40, 2, 0, 0, 41, 2, 2, 2, 39, 3, 20]}',
     '{"type": "Pipeline", "input_port_types": ["boolean", "boolean"], "operators": [{"type": "LogicalXnor", "id": "x"}, {"type": "ConstantBooleanToNumber", "id": "c", "value": 3}], "connections": [{"from": "x", "to": "c"}], "entryOperator": "x", "outputMappings": {"c": {"o1": "o1"}}}',
     '{"type": "Pipeline", "operators": [{"type": "CompareGT", "id": "c", "value": 0}, '
     '{"type": "BooleanToNumber", "id": "b"}, {"type": "MaxTracker", "id": "m"}], '
@@ -112,6 +114,14 @@ LIMIT_SEEDS = [
     json.dumps({"type": "Identity", "id": "i" * 100000}),
     json.dumps({"type": "Pipeline", "id": "p" * 100000, "operators": [{"type": "Identity", "id": "x" * 1000}]}),
     fan_out(64),
+    json.dumps({"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
+                "bytecode": [0, 0] * 64 + [2] * 63 + [20]}),
+    json.dumps({"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
+                "bytecode": [0, 0] + [0, 0, 2] * 5460 + [20]}),
+    json.dumps({"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
+                "bytecode": [22, 0] + [x for k in range(1, 5461) for x in (22, k, 2)] + [20]}),
+    json.dumps({"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
+                "bytecode": [0, 0] + [35, 1000000] * 8 + [20]}),
     json.dumps(dict({"type": "Identity"}, **{"m%d" % i: i for i in range(4094)})),
 ]
 # Pipelines carrying state (configuration, state): text seeds, and format 2
@@ -140,12 +150,13 @@ STATE_SEEDS = [
 ]
 STATE_SEEDS.append(('{"type": "StandardDeviation", "window": "00:00:05"}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [0.7071067811865476], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, "scale": 2, "fresh": 1, "nonzero": 2, "near_top": 2, "sum": 2.75, "sum_err": 0, "sumsq": 3.8125, "sumsq_err": 0, "values": [5, 6], "first": -946684800000000, "last": -946684799500000, "gaps": [0, 500000]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "TopK", "k": 2, "score_index": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [[1, 9, 2, 5]], "operators": {"op1": {"n": 2, "entries": [2, 1, 9, 2, 2, 5]}}, "emissions": [["1970-01-01 00:00:00+00", "0", 1, [3, "NaN"]]]}'))
+STATE_SEEDS.append(('{"type": "FusedExpression", "numPorts": 1, "numOutputs": 2, "bytecode": [0, 0, 21, 0, 22, 2, 5, 20, 0, 0, 38, 3, 0, 0, 35, 2, 2, 20]}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [4.5], "operators": {"op1": {"CUMSUM@3/sum": 9, "CUMSUM@3/sum_err": 0, "COUNT@5/n": 2, "DIFF@11/seen": 1, "DIFF@11/previous": 6, "MA_UPDATE@15/nan": 0, "MA_UPDATE@15/pinf": 0, "MA_UPDATE@15/ninf": 0, "MA_UPDATE@15/sum": 9, "MA_UPDATE@15/sum_err": 0, "MA_UPDATE@15/values": [3, 6]}}, "emissions": []}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
           '"boolean"', '"vector_number"', '"vector_boolean"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
-          '\u2028', '[' * 70, ']' * 70]
+          '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"']
 
 
 def pick(rng):

@@ -56,7 +56,10 @@ OPS = [{"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
        {"type": "InfiniteImpulseResponse", "b_coeffs": [0.5, 0.25], "a_coeffs": [-0.5]},
        {"type": "Scale", "value": 0.5}, {"type": "StandardDeviation", "window": "2 s", "min_rows": 2},
        {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"},
-       {"type": "MovingKeyCount", "window_size": 3}, {"type": "ResamplerConstant", "interval": "2 s"}]
+       {"type": "MovingKeyCount", "window_size": 3}, {"type": "ResamplerConstant", "interval": "2 s"},
+       {"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
+        "bytecode": [0, 0, 21, 0, 22, 2, 5, 0, 0, 38, 3, 2, 0, 0, 37, 3, 0, 0, 42, 0, 2, 2, 2, 20],
+        "coefficients": [0.5, -0.25]}]
 SPECS = [(json.dumps(o), 1) for o in OPS] + [
     (json.dumps({"type": "Division", "numPorts": 2}), 2),
     ('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Sign", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "MovingSum", "id": "s", "window_size": 2}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}', 1),

@@ -5,8 +5,13 @@ bit for bit, what one run over all the rows gives.
 Random streams (runs of keys among NaN, -0, 0, huge and infinite values;
 punctuation rows with and without a key; unpaired rows; equal timestamps;
 late rows for specs that drop them), fed in arrival order run through random specs drawn from
-every operator with state, and through short chains of them (some with a stretch of
-vectors: VectorCompose, TopK, VectorExtract, whose state is compared).  Each stream
+every operator with state, and through short chains of them; a link of a
+chain may also be a small mesh around an operator that needs more than
+one number port: a Multiplexer or a Demultiplexer with comparisons on
+their control ports, a DurationTrue behind a comparison, a nested Pipeline
+keyed by the sign of its input, a FusedExpression of random stateful
+opcodes (FUSED below), or a stretch of vectors (VectorCompose, TopK,
+VectorExtract).  Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
 the text form (p::text::pipeline) in one pass, through the binary form
@@ -55,32 +60,83 @@ def operator(rng):
     ])
 
 
-# A stretch of vectors: the value as a one-lane vector, the best k of the
-# segment so far, and the best one's lane as a number again.
-VECTOR_OPS = ("VectorCompose", "TopK")
+# FusedExpression bytecodes over one port (x is INPUT 0): stateful opcodes,
+# STATE_LOAD, windows that leave values absent, GATE; each one expression.
+FUSED = [
+    [0, 0, 21, 0, 22, 2, 5, 20],                        # CUMSUM(x) / COUNT
+    [0, 0, 23, 0, 0, 0, 24, 1, 3, 25, 0, 2, 20],        # MAX_AGG - MIN_AGG + MAX_AGG
+    [0, 0, 38, 0, 0, 0, 39, 2, 4, 20],                  # DIFF(x) * SIGN_CHANGE(x)
+    [0, 0, 35, 3, 21, 0, 20],                           # CUMSUM(MA_UPDATE 3 (x))
+    [0, 0, 37, 2, 0, 0, 41, 3, 2, 20],                  # STD_UPDATE 2 + WIN_MAX 3
+    [0, 0, 42, 0, 2, 0, 0, 43, 1, 1, 1, 3, 20],         # FIR - IIR
+    [0, 0, 1, 0, 26, 44, 0, 0, 36, 2, 22, 5, 2, 20],    # x > 0.5 gates MSUM_UPDATE 2 + COUNT
+    [0, 0, 40, 2, 0, 0, 38, 0, 25, 1, 4, 2, 20],        # WIN_MIN 2 + DIFF(x) * DIFF's "seen"
+]
 
 
-def vector_stretch(rng):
-    return [{"type": "VectorCompose", "numPorts": 1},
-            {"type": "TopK", "k": rng.randint(1, 3), "score_index": 0,
-             "descending": rng.choice(["true", "false"])},
-            {"type": "VectorExtract", "index": 0}]
+def fused(rng):
+    return {"type": "FusedExpression", "numPorts": 1, "numOutputs": 1, "bytecode": rng.choice(FUSED),
+            "constants": [0.5], "coefficients": [0.5, 0.25, -0.5]}
+
+
+def link(rng, p):
+    """One link of a chain: (operators, connections, entry id, exit id), ids prefixed p."""
+    r = rng.random()
+    if r < 0.49:
+        return [dict(operator(rng), id=p)], [], p, p
+    if r < 0.55:    # the value as a one-lane vector, the best k of the segment so far, lane 0
+        ops = [{"type": "VectorCompose", "id": p + "v", "numPorts": 1},
+               {"type": "TopK", "id": p + "t", "k": rng.randint(1, 3), "score_index": 0,
+                "descending": rng.choice(["true", "false"])},
+               {"type": "VectorExtract", "id": p, "index": 0}]
+        return ops, [{"from": p + "v", "to": p + "t"}, {"from": p + "t", "to": p}], p + "v", p
+    if r < 0.65:
+        return [dict(fused(rng), id=p)], [], p, p
+    x, a = p + "x", rng.choice([-100, 0, 100])
+    if r < 0.72:    # the value, or half of it, as the comparisons choose
+        ops = [{"type": "Identity", "id": x}, {"type": "Scale", "id": p + "h", "value": 0.5},
+               {"type": "CompareGT", "id": p + "gt", "value": a},
+               {"type": "CompareLTE", "id": p + "le", "value": a + rng.choice([0, 50])},
+               {"type": "Multiplexer", "id": p}]
+        cons = [{"from": x, "to": p + "h"}, {"from": x, "to": p + "gt"}, {"from": x, "to": p + "le"},
+                {"from": x, "to": p, "toPort": "i1"}, {"from": p + "h", "to": p, "toPort": "i2"},
+                {"from": p + "gt", "to": p, "toPort": "c1"}, {"from": p + "le", "to": p, "toPort": "c2"}]
+        return ops, cons, x, p
+    if r < 0.79:    # the values above a, through one of two ports
+        ops = [{"type": "Identity", "id": x}, {"type": "CompareGT", "id": p + "gt", "value": a},
+               {"type": "CompareLT", "id": p + "lt", "value": a},
+               {"type": "Demultiplexer", "id": p + "d", "numPorts": 2},
+               {"type": "CumulativeSum", "id": p}]
+        cons = [{"from": x, "to": p + "d", "toPort": "i1"}, {"from": x, "to": p + "gt"},
+                {"from": x, "to": p + "lt"}, {"from": p + "gt", "to": p + "d", "toPort": "c1"},
+                {"from": p + "lt", "to": p + "d", "toPort": "c2"},
+                {"from": p + "d", "fromPort": rng.choice(["o1", "o2"]), "to": p}]
+        return ops, cons, x, p
+    if r < 0.86:    # how long the value was above a
+        ops = [{"type": "CompareGT", "id": x, "value": a},
+               {"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}]
+        return ops, [{"from": x, "to": p}], x, p
+    # a nested Pipeline of one or two operators, keyed by the value's sign
+    inner = [dict(operator(rng), id="n%d" % i) for i in range(rng.randint(1, 2))]
+    ops = [{"type": "Identity", "id": x}, {"type": "Sign", "id": p + "k"},
+           {"type": "Pipeline", "id": p, "operators": inner,
+            "connections": [{"from": a_, "to": b_} for a_, b_ in zip([o["id"] for o in inner], [o["id"] for o in inner][1:])],
+            "entryOperator": "n0", "outputMappings": {inner[-1]["id"]: {"o1": "o1"}}}]
+    cons = [{"from": x, "to": p + "k"}, {"from": p + "k", "to": p, "toPort": "c1"},
+            {"from": x, "to": p, "toPort": "i1"}]
+    return ops, cons, x, p
 
 
 def spec(rng):
-    ops = [operator(rng) for _ in range(rng.choice([1, 1, 2, 3]))]
-    if rng.random() < 0.15:
-        at = rng.randint(0, len(ops))
-        ops[at:at] = vector_stretch(rng)
+    links = [link(rng, "s%d" % i) for i in range(rng.choice([1, 1, 2, 3]))]
     late = rng.choice(["error", "drop"])
-    ids = ["s%d" % i for i in range(len(ops))]
-    # a chain, every operator's output mapped to a port of its own
-    types = ["vector_number" if o["type"] in VECTOR_OPS else "number" for o in ops]
-    return json.dumps({"type": "Pipeline", "output_port_types": types,
-                       "operators": [dict(o, id=i) for o, i in zip(ops, ids)],
-                       "connections": [{"from": a, "to": b} for a, b in zip(ids, ids[1:])],
-                       "entryOperator": ids[0],
-                       "outputMappings": {i: {"o1": "o%d" % (n + 1)} for n, i in enumerate(ids)},
+    # a chain of links, every link's exit mapped to a port of its own
+    return json.dumps({"type": "Pipeline", "output_port_types": ["number"] * len(links),
+                       "operators": [o for ln in links for o in ln[0]],
+                       "connections": [c for ln in links for c in ln[1]] +
+                                      [{"from": a[3], "to": b[2]} for a, b in zip(links, links[1:])],
+                       "entryOperator": links[0][2],
+                       "outputMappings": {ln[3]: {"o1": "o%d" % (n + 1)} for n, ln in enumerate(links)},
                        "late": late}), late
 
 
