@@ -121,6 +121,22 @@ SELECT * FROM check_daily;
 SELECT segpipe_rebuild('readings');
 SELECT segpipe_rebuild('daily', ARRAY['x']);
 DROP TABLE kept_state, kept_checkpoint, kept_results;
+
+-- segpipe_maintained: one row per results table; its figures are sums over
+-- the state table
+SELECT results, readings, spec::text = '{"type": "Pipeline", "id": "daily_max", "input_port_types": ["number"], "output_port_types": ["number"], "operators": [{"type": "MaxTracker", "id": "max"}], "connections": [], "entryOperator": "max", "outputMappings": {"max": {"o1": "o1"}}, "late": "error"}' AS spec_is_the_setup_spec,
+       insert_trigger, sensors, rows, late, discarded, open_segments, oldest_progress, newest_progress,
+       lag = now() - oldest_progress AS lag_is_now_minus_oldest, last_emission
+FROM segpipe_maintained;
+SELECT m.sensors = s.n AND m.rows = s.rows AND m.late = s.late AND m.discarded = s.discarded
+       AND m.open_segments = s.open AND m.oldest_progress = s.oldest AND m.newest_progress = s.newest
+       AND m.last_emission = (SELECT max(ts) FROM daily) AS figures_are_the_state_tables
+FROM segpipe_maintained AS m,
+     (SELECT count(*) AS n, sum(pipeline_rows(state)) AS rows, sum(pipeline_late(state)) AS late,
+             sum(pipeline_discarded(state)) AS discarded, count(pipeline_key(state)) AS open,
+             min(pipeline_progress(state)) AS oldest, max(pipeline_progress(state)) AS newest
+      FROM daily_state) AS s
+WHERE m.results = 'daily'::regclass;
 SELECT segpipe_unmaintain('daily', true);
 DROP VIEW check_daily;
 DROP FUNCTION differences(pipeline);

@@ -728,6 +728,74 @@ $fn$;
 COMMENT ON FUNCTION segpipe_rebuild(regclass, anyarray) IS
 	'runs the given sensors of a maintained results table again from their first reading; returns how many';
 
+-- segpipe_maintained: one row per results table that segpipe_maintain()
+-- made (found by its generated function's comment), with figures summed
+-- over its state table.  Tables the caller may not read show no figures.
+CREATE FUNCTION segpipe_maintained()
+	RETURNS TABLE (results regclass, readings regclass, spec pipeline, insert_trigger text,
+	               sensors bigint, rows numeric, late numeric, discarded numeric,
+	               open_segments bigint, oldest_progress timestamptz, newest_progress timestamptz,
+	               lag interval, last_emission timestamptz)
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name;
+	m record;
+	state regclass;
+	part name;
+	d text;
+BEGIN
+	SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
+	WHERE e.extname = 'segpipe';
+	FOR m IN SELECT p.oid AS fn, n.nspname AS nsp, left(p.proname, -length('_maintain')) AS rel
+	         FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+	         WHERE p.proname LIKE '%\_maintain' AND p.prorettype = 'trigger'::regtype
+	           AND obj_description(p.oid, 'pg_proc') LIKE 'segpipe: maintains % from %, corrected on every change'
+	         ORDER BY 2, 3
+	LOOP
+		results := to_regclass(format('%I.%I', m.nsp, m.rel));
+		state := to_regclass(format('%I.%I', m.nsp, m.rel || '_state'));
+		CONTINUE WHEN results IS NULL OR state IS NULL;
+		SELECT t.tgrelid INTO readings FROM pg_trigger AS t
+		WHERE t.tgfoid = m.fn AND t.tgnargs = 0 AND t.tgname = m.rel || '_update';
+		SELECT CASE WHEN t.tgfoid = m.fn THEN 'PL/pgSQL (0.5.0)' ELSE t.tgfoid::regproc::text END INTO insert_trigger
+		FROM pg_trigger AS t WHERE t.tgrelid = readings AND t.tgname = m.rel || '_insert';
+		-- the spec is the state column's default, a literal cast to pipeline:
+		-- its text is read, nothing in it runs
+		SELECT pg_get_expr(a.adbin, a.adrelid) INTO d
+		FROM pg_attrdef AS a JOIN pg_attribute AS c ON c.attrelid = a.adrelid AND c.attnum = a.adnum
+		WHERE a.adrelid = state AND c.attname = 'state';
+		BEGIN
+			spec := CASE WHEN d ~ '^''.*''::' THEN replace(substring(d FROM '^''(.*)''::'), '''''', '''') END;
+		EXCEPTION WHEN data_exception THEN
+			spec := NULL;       -- a default someone changed to what is not a spec
+		END;
+		SELECT a.attname INTO part FROM pg_index AS i JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		WHERE i.indrelid = state AND i.indisprimary;
+		sensors := NULL; rows := NULL; late := NULL; discarded := NULL; open_segments := NULL;
+		oldest_progress := NULL; newest_progress := NULL; lag := NULL; last_emission := NULL;
+		IF has_table_privilege(state, 'SELECT') AND has_table_privilege(results, 'SELECT') THEN
+			EXECUTE format($q$SELECT count(*), sum(%1$I.pipeline_rows(s.state)), sum(%1$I.pipeline_late(s.state)),
+			                         sum(%1$I.pipeline_discarded(s.state)),
+			                         count(*) FILTER (WHERE %1$I.pipeline_key(s.state) IS NOT NULL),
+			                         min(%1$I.pipeline_progress(s.state)), max(%1$I.pipeline_progress(s.state)),
+			                         (SELECT max(x.t) FROM %2$s AS s2
+			                          CROSS JOIN LATERAL (SELECT max(r.ts) AS t FROM %3$s AS r WHERE r.%4$I = s2.%4$I) AS x)
+			                  FROM %2$s AS s$q$, ext, state, results, part)
+			INTO sensors, rows, late, discarded, open_segments, oldest_progress, newest_progress, last_emission;
+			lag := now() - oldest_progress;
+		END IF;
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_maintained() IS
+	'the results tables segpipe_maintain() made, with figures summed over their state tables';
+CREATE VIEW segpipe_maintained AS SELECT * FROM segpipe_maintained();
+COMMENT ON VIEW segpipe_maintained IS
+	'one row per maintained results table: readings, spec, insert trigger, sensors, rows, late, discarded, open segments, oldest and newest progress, lag, last emission';
+
 -- ---- ordered ----
 
 -- pipeline_agg(spec) WITHIN GROUP (ORDER BY ts, value, key): pipeline_agg
