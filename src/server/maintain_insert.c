@@ -25,6 +25,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "lib/rbtree.h"
 #include "nodes/pg_list.h"
@@ -474,7 +475,8 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	tree = rbt_create(sizeof(PartNode), part_node_cmp, part_node_combine,
 					  part_node_alloc, NULL, run);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	ptr = tuplestore_alloc_read_pointer(td->tg_newtable, 0);
+	/* a read pointer of its own, as a scan of the transition table has */
+	ptr = tuplestore_alloc_read_pointer(td->tg_newtable, EXEC_FLAG_REWIND);
 	tuplestore_select_read_pointer(td->tg_newtable, ptr);
 	tuplestore_rescan(td->tg_newtable);
 	run->n = 0;
@@ -496,6 +498,7 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 		}
 	}
 	ExecDropSingleTupleTableSlot(slot);
+	tuplestore_select_read_pointer(td->tg_newtable, 0);
 
 	run->sensors = MemoryContextAllocZero(run->cxt, sizeof(Sensor) * Max(run->n, 1));
 	parts = MemoryContextAlloc(run->cxt, sizeof(Datum) * Max(run->n, 1));
