@@ -40,12 +40,17 @@ closed days, and the open day's provisional values) must equal, row for
 row, a recomputation with segment_agg over the readings, and pg_ivm's view.
 No figure is printed unless they do.
 
-Then the timing, in interleaved rounds (the order of the modes rotating
-from round to round), per mode the median over the rounds of pgbench's time
-per statement (1 / tps), with its min..max; ratios of the medians to
-plain and to plain with the index, with the range of the per-round ratios,
-and segpipe against pg_ivm; the floor's spread (min/median..max/median of
-the plain runs) is the machine's noise.
+Then the timing: rounds on fresh tables (one schema per mode), and in each
+round every mode's statements cut into turns (10, fewer for 10,000-row
+statements) taken in rotation, so that a slow moment of the machine falls
+on every mode alike; each turn is one pgbench run on a new connection, whose
+first statement (planning the trigger's statements, filling the caches) is
+not counted; the time of each statement from pgbench's transaction log.
+Per mode: the median over the rounds of the time per statement, with its
+min..max; the ratio of the medians to plain and to plain with the index,
+with the lowest and highest ratio within one round, and segpipe's to
+pg_ivm's; the floor's spread (min/median..max/median of its rounds) is the
+machine's noise.
   inserts: 1, 100 and 10,000 rows per statement into an empty table;
   updates: on a table holding 3 days (14,400 readings), one statement sets
     v = v + 0.125 for one reading of a random sensor at a random time of the
@@ -60,7 +65,6 @@ Connection settings come from the environment (pg_virtualenv; test/bench/bench.s
     test/bench/bench_ivm.py [rounds] [scale]    defaults: 5 rounds, scale 1
 (scale multiplies the statements of each run.)
 """
-import math
 import os
 import re
 import statistics
