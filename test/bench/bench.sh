@@ -22,6 +22,15 @@
 #                  sensors x 30 days of 1-minute readings, 7 rounds);
 #   bench_time.py  windows of time and the operators over time against the
 #                  executor's floor (readings every 10 seconds);
+#   bench_ivm.py   issue 23's comparison: maintained inserts of 1, 100 and
+#                  10,000 rows per statement made on the server (pgbench),
+#                  updates and deletes, against plain tables and, where the
+#                  server has pg_ivm, create_immv of the same daily max and
+#                  mean, results checked equal first (its own sizes: 5 rounds);
+#                  here without pg_ivm (Debian 12 has no package of it), then
+#                  again on PostgreSQL 18 with pg_ivm in the version matrix's
+#                  Debian sid chroot (bench_ivm_pg18.sh; SEGPIPE_BENCH_NO_PG18=1
+#                  skips that);
 #   bench_bounds.py  the time side of test/integration/bounds.py: partition
 #                  starts under windows of 1,000,000 against row_number(),
 #                  and how long long queries take to end after a 1 s
@@ -38,4 +47,10 @@ pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "wo
 		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
 		python3 "$0/test/bench/bench_shards.py" &&
 		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_corrections.py" &&
+		python3 "$0/test/bench/bench_ivm.py" &&
 		python3 "$0/test/bench/bench_bounds.py" && python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"
+if [ "${SEGPIPE_BENCH_NO_PG18:-}" = 1 ]; then
+	echo "bench_ivm.py on PostgreSQL 18 with pg_ivm: skipped (SEGPIPE_BENCH_NO_PG18=1)"
+else
+	bash "$ROOT/test/bench/bench_ivm_pg18.sh"
+fi
