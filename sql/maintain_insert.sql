@@ -203,6 +203,27 @@ SELECT segpipe_unmaintain('parted_daily', true);
 SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgname LIKE 'parted_daily%';
 DROP TABLE parted;
 
+-- Two schemas with results of the same name: dropping one schema's
+-- readings goes; a partition of the other's living readings is still
+-- refused, also one in a third schema.
+CREATE SCHEMA s1;
+CREATE SCHEMA s2;
+CREATE TABLE s1.r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8) PARTITION BY RANGE (sensor);
+CREATE TABLE s1.r1 PARTITION OF s1.r FOR VALUES FROM (0) TO (10);
+CREATE TABLE s2.r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8) PARTITION BY RANGE (sensor);
+CREATE TABLE s2.r1 PARTITION OF s2.r FOR VALUES FROM (0) TO (10);
+CREATE TABLE public.s2_r2 PARTITION OF s2.r FOR VALUES FROM (10) TO (20);
+SELECT segpipe_maintain('s1.r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+SELECT segpipe_maintain('s2.r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+\set VERBOSITY terse
+DROP TABLE s2.r1;
+DROP TABLE public.s2_r2;
+DROP SCHEMA s1 CASCADE;
+DROP TABLE s2.r1;
+\set VERBOSITY default
+SELECT segpipe_unmaintain('s2.d', true);
+DROP SCHEMA s2 CASCADE;
+
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
 CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();

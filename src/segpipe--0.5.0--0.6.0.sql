@@ -581,6 +581,45 @@ BEGIN
 END
 $fn$;
 
+-- segpipe_triggers_dropped() matched the generated maintenance function by
+-- name in any schema: dropping one schema's maintained readings was refused
+-- while another schema had results of the same name.  A trigger counts as
+-- one of a living results table when that table's function is in the
+-- dropped table's schema, or elsewhere and not dropped by the same command
+-- (a partition may live in another schema than its root).
+CREATE OR REPLACE FUNCTION segpipe_triggers_dropped()
+	RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	d record;
+	base text;
+BEGIN
+	IF coalesce(current_setting('segpipe.dropping_triggers', true), '') = 'on' THEN
+		RETURN;
+	END IF;
+	FOR d IN SELECT o.address_names FROM pg_event_trigger_dropped_objects() AS o
+	         WHERE o.object_type = 'trigger' AND o.address_names[3] ~ '_(insert|update|delete|truncate)$'
+	LOOP
+		base := regexp_replace(d.address_names[3], '_(insert|update|delete|truncate)$', '');
+		IF EXISTS (SELECT 1 FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+		           JOIN pg_trigger AS t ON t.tgfoid = p.oid
+		           WHERE p.proname = base || '_maintain' AND t.tgnargs = 0
+		             AND obj_description(p.oid, 'pg_proc') LIKE 'segpipe: maintains % from %, corrected on every change'
+		             AND (n.nspname = d.address_names[1]
+		                  OR NOT EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() AS f
+		                                 WHERE f.object_type = 'function' AND f.address_names[2] = base || '_maintain'))) THEN
+			RAISE EXCEPTION 'cannot drop trigger "%" on %.%: segpipe maintains results from it',
+				d.address_names[3], quote_ident(d.address_names[1]), quote_ident(d.address_names[2])
+				USING ERRCODE = 'dependent_objects_still_exist',
+				DETAIL = 'Dropping a partition (or its triggers) of maintained readings would leave its rows in the results.',
+				HINT = 'Detach the partition first (its rows then leave the results), or run segpipe_unmaintain().';
+		END IF;
+	END LOOP;
+END
+$fn$;
+
 -- segpipe_unmaintain() also drops the insert triggers on
 -- segpipe_insert_trigger: those named for the results table on the
 -- relations that carry its other triggers.
