@@ -28,6 +28,10 @@ FROM pg_depend d
 JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
 WHERE e.extname = 'segpipe' AND d.deptype = 'e'
   AND d.objid <> 'pipeline[]'::regtype -- a member from PostgreSQL 17 on, not before: docs/versions.md
+  -- (so are a view's row type and its array, from 17 on: the view is listed)
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND d.objid IN (SELECT t.oid FROM pg_type AS t LEFT JOIN pg_type AS el ON el.oid = t.typelem
+                           WHERE t.typrelid <> 0 OR el.typrelid <> 0))
 ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
 
 SELECT typname, typlen, typalign, typstorage, typinput, typoutput, typreceive, typsend
