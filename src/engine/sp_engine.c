@@ -726,24 +726,14 @@ nested_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 	return nested_step_at(p, state, rings, 0, in, out);
 }
 
-/*
- * The nested operators' fields, named "<operator id>/<field>" in the
- * nested Pipeline's state object, after its own.
- */
-typedef struct PrefixVisitor
-{
-	SpStateVisitor v;
-	SpStateVisitor *inner;
-	const char *prefix;
-} PrefixVisitor;
-
+/* sp_prefix_visitor (sp_operator.h): "<prefix>/<field>" names */
 #define PREFIXED(v, name) \
-	psprintf("%s/%s", ((PrefixVisitor *) (v))->prefix, (name))
+	psprintf("%s/%s", ((SpPrefixVisitor *) (v))->prefix, (name))
 
 static void
 prefix_f64(SpStateVisitor *v, const char *name, double *field)
 {
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
 
 	in->f64(in, PREFIXED(v, name), field);
 }
@@ -751,7 +741,7 @@ prefix_f64(SpStateVisitor *v, const char *name, double *field)
 static void
 prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
 {
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
 
 	in->i64(in, PREFIXED(v, name), field);
 }
@@ -759,7 +749,7 @@ prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
 static void
 prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
 {
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
 
 	in->f64s(in, PREFIXED(v, name), field, n);
 }
@@ -767,9 +757,22 @@ prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
 static void
 prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
 {
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
+	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
 
 	in->ring(in, PREFIXED(v, name), r);
+}
+
+SpStateVisitor *
+sp_prefix_visitor(SpPrefixVisitor *pv, SpStateVisitor *inner, const char *prefix)
+{
+	pv->v.f64 = prefix_f64;
+	pv->v.i64 = prefix_i64;
+	pv->v.f64s = prefix_f64s;
+	pv->v.ring = prefix_ring;
+	pv->v.private = NULL;
+	pv->inner = inner;
+	pv->prefix = prefix;
+	return &pv->v;
 }
 
 static void
@@ -786,11 +789,12 @@ nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	for (int i = 0; i < sub->n_ops; i++)
 	{
 		const SpOperator *op = &sub->ops[i];
-		PrefixVisitor pv = {{prefix_f64, prefix_i64, prefix_f64s, prefix_ring, NULL}, v, op->id};
+		SpPrefixVisitor pv;
 
+		/* named "<operator id>/<field>" in the nested Pipeline's state, after its own */
 		if (op->type->visit)
 			op->type->visit(&op->params, substate + op->state_off, rings + op->first_ring,
-							&pv.v);
+							sp_prefix_visitor(&pv, v, op->id));
 	}
 }
 

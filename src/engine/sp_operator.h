@@ -199,6 +199,21 @@ struct SpStateVisitor
 	void	   *private;
 };
 
+/*
+ * A visitor that names every field "<prefix>/<name>" and passes it to
+ * another: the operators inside a nested Pipeline, the cells of a
+ * FusedExpression, are described so within their owner's state.
+ */
+typedef struct SpPrefixVisitor
+{
+	SpStateVisitor v;
+	SpStateVisitor *inner;
+	const char *prefix;
+} SpPrefixVisitor;
+
+extern SpStateVisitor *sp_prefix_visitor(SpPrefixVisitor *pv, SpStateVisitor *inner,
+										 const char *prefix);
+
 typedef struct SpOpType
 {
 	const char *name;			/* the spec's "type" */

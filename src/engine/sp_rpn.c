@@ -782,60 +782,18 @@ sp_rpn_rings(const SpRpn *prog, int64 *limits)
 	return prog->n_rings;
 }
 
-/* A cell's fields, named "<cell>/<field>" in the operator's state. */
-typedef struct PrefixVisitor
-{
-	SpStateVisitor v;
-	SpStateVisitor *inner;
-	const char *prefix;
-} PrefixVisitor;
-
-#define PREFIXED(v, name) \
-	psprintf("%s/%s", ((PrefixVisitor *) (v))->prefix, (name))
-
-static void
-prefix_f64(SpStateVisitor *v, const char *name, double *field)
-{
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
-
-	in->f64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
-{
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
-
-	in->i64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
-{
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
-
-	in->f64s(in, PREFIXED(v, name), field, n);
-}
-
-static void
-prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
-{
-	SpStateVisitor *in = ((PrefixVisitor *) v)->inner;
-
-	in->ring(in, PREFIXED(v, name), r);
-}
-
 void
 sp_rpn_visit(const SpRpn *prog, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	for (int i = 0; i < prog->n_cells; i++)
 	{
 		const SpRpnCell *c = &prog->cells[i];
-		PrefixVisitor pv = {{prefix_f64, prefix_i64, prefix_f64s, prefix_ring, NULL}, v, c->name};
+		SpPrefixVisitor pv;
 
+		/* a cell's fields are named "<cell>/<field>" in the operator's state */
 		if (c->type->visit)
 			c->type->visit(&c->params, (char *) state + c->state_off,
-						   rings + c->first_ring, &pv.v);
+						   rings + c->first_ring, sp_prefix_visitor(&pv, v, c->name));
 	}
 }
 

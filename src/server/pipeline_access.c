@@ -77,63 +77,62 @@ lanes_array(const double *lanes, int n)
 }
 
 /*
- * emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8);
- * a vector port's value is NULL there, its lanes in vector_emissions(p).
+ * The rows of emissions() (vectors false) or vector_emissions() (true):
+ * (ts, key, port, value), value a float8 or a vector's float8[].  Among
+ * the numbers a vector port's value is NULL; among the vectors only vector
+ * ports appear.
  */
+static Datum
+emission_rows(FunctionCallInfo fcinfo, bool vectors)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const SpConfig *cfg;
+	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, true);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int e = 0; st != NULL && e < st->n_emit; e++)
+	{
+		const SpEmission *em = &st->emit[e];
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (vectors && em->lanes == NULL)
+			continue;
+		values[0] = TimestampTzGetDatum(em->ts);
+		values[1] = CStringGetTextDatum(em->key);
+		values[2] = Int32GetDatum(em->port + 1);
+		if (vectors)
+			values[3] = lanes_array(em->lanes, (int) em->value);
+		else
+		{
+			values[3] = Float8GetDatum(em->value);
+			nulls[3] = em->lanes != NULL;
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8) */
 Datum
 pipeline_emissions(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const SpConfig *cfg;
-	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, true);
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int e = 0; st != NULL && e < st->n_emit; e++)
-	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
-
-		values[0] = TimestampTzGetDatum(st->emit[e].ts);
-		values[1] = CStringGetTextDatum(st->emit[e].key);
-		values[2] = Int32GetDatum(st->emit[e].port + 1);
-		values[3] = Float8GetDatum(st->emit[e].value);
-		nulls[3] = st->emit[e].lanes != NULL;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return emission_rows(fcinfo, false);
 }
 
-/*
- * vector_emissions(p) -> TABLE(ts timestamptz, key text, port int, value
- * float8[]): the emissions of the vector output ports.
- */
+/* vector_emissions(p) -> TABLE(ts timestamptz, key text, port int, value float8[]) */
 Datum
 pipeline_vector_emissions(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const SpConfig *cfg;
-	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, true);
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int e = 0; st != NULL && e < st->n_emit; e++)
-	{
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
-
-		if (st->emit[e].lanes == NULL)
-			continue;
-		values[0] = TimestampTzGetDatum(st->emit[e].ts);
-		values[1] = CStringGetTextDatum(st->emit[e].key);
-		values[2] = Int32GetDatum(st->emit[e].port + 1);
-		values[3] = lanes_array(st->emit[e].lanes, (int) st->emit[e].value);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return emission_rows(fcinfo, true);
 }
 
-/* vector_pending(p) -> TABLE(key text, port int, value float8[]) */
-Datum
-pipeline_vector_pending(PG_FUNCTION_ARGS)
+/*
+ * The rows of pending() (vectors false) or vector_pending() (true): what
+ * the open segment's buffer holds, (key, port, value), as emission_rows.
+ */
+static Datum
+pending_rows(FunctionCallInfo fcinfo, bool vectors)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const SpConfig *cfg;
@@ -142,40 +141,21 @@ pipeline_vector_pending(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; st != NULL && st->key != NULL && i < cfg->n_out; i++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
-		int			a;
-
-		if (!st->run->buffered[i] || !sp_port_is_vector(cfg->out_types[i]))
-			continue;
-		a = sp_area_buffer(cfg, i);
-		values[0] = CStringGetTextDatum(st->key);
-		values[1] = Int32GetDatum(i + 1);
-		values[2] = lanes_array(sp_run_lanes(st->run, a), st->run->lane_n[a]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-/* pending(p) -> TABLE(key text, port int, value float8) */
-Datum
-pipeline_pending(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const SpConfig *cfg;
-	SpState    *st = open_state_cached(fcinfo->flinfo, PG_GETARG_DATUM(0), &cfg, false);
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; st != NULL && st->key != NULL && i < cfg->n_out; i++)
-	{
+		bool		vector = sp_port_is_vector(cfg->out_types[i]);
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		if (!st->run->buffered[i])
+		if (!st->run->buffered[i] || (vectors && !vector))
 			continue;
 		values[0] = CStringGetTextDatum(st->key);
 		values[1] = Int32GetDatum(i + 1);
-		if (sp_port_is_vector(cfg->out_types[i]))
+		if (vectors)
+		{
+			int			a = sp_area_buffer(cfg, i);
+
+			values[2] = lanes_array(sp_run_lanes(st->run, a), st->run->lane_n[a]);
+		}
+		else if (vector)
 		{
 			values[2] = (Datum) 0;
 			nulls[2] = true;
@@ -185,6 +165,20 @@ pipeline_pending(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/* pending(p) -> TABLE(key text, port int, value float8) */
+Datum
+pipeline_pending(PG_FUNCTION_ARGS)
+{
+	return pending_rows(fcinfo, false);
+}
+
+/* vector_pending(p) -> TABLE(key text, port int, value float8[]) */
+Datum
+pipeline_vector_pending(PG_FUNCTION_ARGS)
+{
+	return pending_rows(fcinfo, true);
 }
 
 /*
