@@ -273,6 +273,29 @@ array_type_of(Oid elem)
 	return t;
 }
 
+/* n sensors' values, as an array of the partition column's type */
+static Datum
+parts_array_of(const InsertRun *run, Datum *parts, int n)
+{
+	return PointerGetDatum(construct_array(parts, n, run->tp->part_type, run->part_len,
+										   run->part_byval, run->part_align));
+}
+
+static Datum
+timestamps_array_of(Datum *ts, int n)
+{
+	return PointerGetDatum(construct_array(ts, n, TIMESTAMPTZOID, sizeof(TimestampTz),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* n pipelines, as a pipeline[] */
+static Datum
+pipelines_array_of(const InsertRun *run, Datum *p, int n)
+{
+	return PointerGetDatum(construct_array(p, n, run->tp->pipeline_type, run->pipe_len,
+										   run->pipe_byval, run->pipe_align));
+}
+
 /* ---- the sensors ---- */
 
 static Sensor *
@@ -505,8 +528,7 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	rbt_begin_iterate(tree, LeftRightWalk, &it);
 	for (int i = 0; (node = (PartNode *) rbt_iterate(&it)) != NULL; i++)
 		parts[i] = run->sensors[i].part = node->part;
-	*parts_array = PointerGetDatum(construct_array(parts, run->n, part_type, run->part_len,
-												   run->part_byval, run->part_align));
+	*parts_array = parts_array_of(run, parts, run->n);
 
 	argtype = array_type_of(part_type);
 	run_plan(plan(tp, A_LOCK, 1, &argtype), parts_array, SPI_OK_INSERT);
@@ -583,7 +605,7 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 
 /* The states, emissions and checkpoints of the sensors run here. */
 static void
-save_runs(InsertRun *run, Datum parts_array)
+save_runs(InsertRun *run)
 {
 	TriggerPlans *tp = run->tp;
 	int			n_fast = 0,
@@ -685,9 +707,8 @@ save_runs(InsertRun *run, Datum parts_array)
 		Oid			argtypes[2] = {array_type_of(tp->part_type), array_type_of(tp->pipeline_type)};
 		Datum		values[2];
 
-		values[0] = PointerGetDatum(construct_array(fparts, n_fast, tp->part_type, run->part_len,
-													run->part_byval, run->part_align));
-		values[1] = PointerGetDatum(construct_array(states, n_fast, tp->pipeline_type, run->pipe_len, run->pipe_byval, run->pipe_align));
+		values[0] = parts_array_of(run, fparts, n_fast);
+		values[1] = pipelines_array_of(run, states, n_fast);
 		run_plan(plan(tp, A_SAVE, 2, argtypes), values, SPI_OK_UPDATE);
 	}
 	if (n_emit > 0)
@@ -697,10 +718,8 @@ save_runs(InsertRun *run, Datum parts_array)
 		Datum		values[5];
 
 		get_typlenbyvalalign(tp->key_type, &key_len, &key_byval, &key_align);
-		values[0] = PointerGetDatum(construct_array(eparts, n_emit, tp->part_type, run->part_len,
-													run->part_byval, run->part_align));
-		values[1] = PointerGetDatum(construct_array(ets, n_emit, TIMESTAMPTZOID, sizeof(TimestampTz),
-													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[0] = parts_array_of(run, eparts, n_emit);
+		values[1] = timestamps_array_of(ets, n_emit);
 		values[2] = PointerGetDatum(construct_array(ekeys, n_emit, tp->key_type, key_len, key_byval, key_align));
 		values[3] = PointerGetDatum(construct_array(eports, n_emit, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 		values[4] = PointerGetDatum(construct_array(evalues, n_emit, FLOAT8OID, sizeof(float8),
@@ -713,11 +732,9 @@ save_runs(InsertRun *run, Datum parts_array)
 		array_type_of(tp->pipeline_type)};
 		Datum		values[3];
 
-		values[0] = PointerGetDatum(construct_array(cparts, n_ckpt, tp->part_type, run->part_len,
-													run->part_byval, run->part_align));
-		values[1] = PointerGetDatum(construct_array(cts, n_ckpt, TIMESTAMPTZOID, sizeof(TimestampTz),
-													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		values[2] = PointerGetDatum(construct_array(cstates, n_ckpt, tp->pipeline_type, run->pipe_len, run->pipe_byval, run->pipe_align));
+		values[0] = parts_array_of(run, cparts, n_ckpt);
+		values[1] = timestamps_array_of(cts, n_ckpt);
+		values[2] = pipelines_array_of(run, cstates, n_ckpt);
 		run_plan(plan(tp, A_CKPT, 3, argtypes), values, SPI_OK_INSERT);
 	}
 }
@@ -736,11 +753,9 @@ sensors_of(InsertRun *run, SensorPath path, Datum *parts, Datum *since)
 			p[n] = run->sensors[i].part;
 			t[n++] = TimestampTzGetDatum(run->sensors[i].min_ts);
 		}
-	*parts = PointerGetDatum(construct_array(p, n, run->tp->part_type, run->part_len,
-											 run->part_byval, run->part_align));
+	*parts = parts_array_of(run, p, n);
 	if (since != NULL)
-		*since = PointerGetDatum(construct_array(t, n, TIMESTAMPTZOID, sizeof(TimestampTz),
-												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		*since = timestamps_array_of(t, n);
 	return n;
 }
 
@@ -828,7 +843,7 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 			elog(ERROR, "segpipe's rows statement returned %s", SPI_result_code_string(rc));
 	}
 
-	save_runs(&run, parts_array);
+	save_runs(&run);
 
 	argtypes[0] = array_type_of(tp->part_type);
 	argtypes[1] = TIMESTAMPTZARRAYOID;
