@@ -249,32 +249,6 @@ op_value(const SpRun *run, int i)
 						   run->rings + op->first_ring);
 }
 
-/*
- * Operator i, whose inputs are in run->op_in, steps on numbers: into its
- * outputs from slot o on.  Both paths of a row (numbers only, and with
- * vectors) run operators without step_vec so.
- */
-static pg_attribute_always_inline void
-step_numbers(SpRun *run, const SpOperator *op, int i, int o)
-{
-	if (unlikely(op->nout > 1))
-		(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
-									run->rings + op->first_ring, run->ts, run->op_in,
-									&run->val[o], &run->have[o]);
-	else if (op->timed)
-		run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
-										 run->rings + op->first_ring, run->ts,
-										 run->op_in, &run->val[o]);
-	else
-		run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
-									  run->rings + op->first_ring, run->op_in,
-									  &run->val[o]);
-	/* a lazy operator's output is computed now only if another needs it */
-	if (run->have[o] && op->lazy && op->feeds_ops)
-		run->val[o] = op_value(run, i);
-}
-
-
 /* Boundary: emit the buffer in port order, then reset every operator. */
 static void
 close_segment(SpRun *run)
@@ -338,8 +312,21 @@ forward(SpRun *run)
 			for (int p = 0; p < op->nout; p++)
 				run->have[o + p] = false;
 		}
+		else if (unlikely(op->nout > 1))
+			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+										run->rings + op->first_ring, run->ts, run->op_in,
+										&run->val[o], &run->have[o]);
+		else if (op->timed)
+			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
+											 run->rings + op->first_ring, run->ts,
+											 run->op_in, &run->val[o]);
 		else
-			step_numbers(run, op, i, o);
+			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
+										  run->rings + op->first_ring, run->op_in,
+										  &run->val[o]);
+		/* a lazy operator's output is computed now only if another needs it */
+		if (run->have[o] && op->lazy && op->feeds_ops)
+			run->val[o] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
 	{
@@ -425,8 +412,20 @@ forward_vec(SpRun *run)
 			else
 				run->val[o] = out.x;
 		}
+		else if (unlikely(op->nout > 1))
+			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+										run->rings + op->first_ring, run->ts, run->op_in,
+										&run->val[o], &run->have[o]);
+		else if (op->timed)
+			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
+											 run->rings + op->first_ring, run->ts,
+											 run->op_in, &run->val[o]);
 		else
-			step_numbers(run, op, i, o);
+			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
+										  run->rings + op->first_ring, run->op_in,
+										  &run->val[o]);
+		if (run->have[o] && op->lazy && op->feeds_ops)
+			run->val[o] = op_value(run, i);
 	}
 	for (int j = 0; j < cfg->n_out; j++)
 	{
