@@ -31,6 +31,10 @@
 #                  again on PostgreSQL 18 with pg_ivm in the version matrix's
 #                  Debian sid chroot (bench_ivm_pg18.sh; SEGPIPE_BENCH_NO_PG18=1
 #                  skips that);
+#   bench_stages.py  three maintained stages chained (hourly, daily, monthly
+#                  results tables, each the readings of the next) against one,
+#                  at 100 and 10,000 rows per statement, checked equal to GROUP BY
+#                  first (its own sizes: 5 rounds);
 #   bench_bounds.py  the time side of test/integration/bounds.py: partition
 #                  starts under windows of 1,000,000 against row_number(),
 #                  and how long long queries take to end after a 1 s
@@ -47,7 +51,7 @@ pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "wo
 		python3 "$0/test/bench/bench_agg.py" "$@" && python3 "$0/test/bench/bench_refresh.py" &&
 		python3 "$0/test/bench/bench_shards.py" &&
 		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_corrections.py" &&
-		python3 "$0/test/bench/bench_ivm.py" &&
+		python3 "$0/test/bench/bench_ivm.py" && python3 "$0/test/bench/bench_stages.py" &&
 		python3 "$0/test/bench/bench_bounds.py" && python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"
 if [ "${SEGPIPE_BENCH_NO_PG18:-}" = 1 ]; then
 	echo "bench_ivm.py on PostgreSQL 18 with pg_ivm: skipped (SEGPIPE_BENCH_NO_PG18=1)"

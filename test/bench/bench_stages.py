@@ -88,7 +88,7 @@ def check(paths):
     where = b.schema("check")
     setup(["check"])
     g = 0
-    # 40 days in all: a month closes, and Berlin's change to summer time on
+    # 60 days in all: March closes, and Berlin's change to summer time on
     # 29 March is crossed (T0 is 1 March)
     for n, statements in ((10000, 10), (100, 300), (1, 300), (10000, 16)):
         b.psql(f"ALTER SEQUENCE {where}.tick INCREMENT BY {n} RESTART WITH {g}")
