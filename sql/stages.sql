@@ -133,3 +133,12 @@ UPDATE sites SET zone = 'UTC' WHERE id = 'n';
 SELECT sensor, ts, key, value FROM site_days WHERE sensor = 'n' ORDER BY ts;
 SELECT segpipe_rebuild('site_days', ARRAY['n']);
 SELECT sensor, ts, key, value FROM site_days WHERE sensor = 'n' ORDER BY ts;
+
+-- stages are taken down from the top
+DROP VIEW grouped, differing, kept, stages;
+SELECT segpipe_unmaintain('monthly', drop_tables => true);
+SELECT segpipe_unmaintain('daily', drop_tables => true);
+SELECT segpipe_unmaintain('hourly', drop_tables => true);
+SELECT segpipe_unmaintain('local_days', drop_tables => true);
+SELECT segpipe_unmaintain('site_days', drop_tables => true);
+DROP TABLE raw, zoned, sites, plain_readings;

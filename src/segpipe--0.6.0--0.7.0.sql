@@ -59,9 +59,13 @@ BEGIN
 	IF late NOT IN ('correct', 'error', 'drop') THEN
 		RAISE EXCEPTION 'invalid value for argument "late": "%"', late USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'It is "correct", "error" or "drop".';
-	ELSIF beyond_horizon NOT IN ('replay', 'error') THEN
+	ELSIF beyond_horizon NOT IN ('replay', 'error', 'keep') THEN
 		RAISE EXCEPTION 'invalid value for argument "beyond_horizon": "%"', beyond_horizon
-			USING ERRCODE = 'invalid_parameter_value', HINT = 'It is "replay" or "error".';
+			USING ERRCODE = 'invalid_parameter_value', HINT = 'It is "replay", "error" or "keep".';
+	ELSIF beyond_horizon = 'keep' AND horizon IS NULL THEN
+		RAISE EXCEPTION 'beyond_horizon => ''keep'' needs a horizon' USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'It leaves changes older than the horizon behind their sensor''s progress out of the results; without a horizon there are none.',
+			HINT = 'Give horizon => ''…'' too, such as horizon => ''7 days''.';
 	ELSIF horizon < interval '0' OR date_part('month', horizon) <> 0 OR date_part('year', horizon) <> 0 THEN
 		RAISE EXCEPTION 'invalid value for argument "horizon": "%"', horizon USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'It must not be negative, nor count months or years (their length varies).';
@@ -315,11 +319,25 @@ BEGIN
 %15$s
 END$q$,
 		q_state, partition_by, part_coll,
-		CASE WHEN beyond_horizon = 'error' AND horizon IS NOT NULL THEN format($q$
+		CASE WHEN beyond_horizon = 'keep' THEN format($q$
+	-- changes older than the horizon behind their sensor's progress are
+	-- left out (beyond_horizon 'keep'): what they would change is final.
+	-- A pair is one changed row, or a sensor's earliest; -infinity is a run
+	-- from the first reading (set-up, segpipe_rebuild), never left out.
+	SELECT pg_catalog.array_agg(c.p ORDER BY c.n), pg_catalog.array_agg(c.t ORDER BY c.n) INTO parts, since
+	FROM ROWS FROM (pg_catalog.unnest(parts), pg_catalog.unnest(since)) WITH ORDINALITY AS c(p, t, n)
+	JOIN %2$s AS s ON s.%3$I %4$s c.p%5$s
+	WHERE c.t = '-infinity'::pg_catalog.timestamptz OR %1$I.pipeline_progress(s.state) IS NULL
+	   OR c.t >= %1$I.pipeline_progress(s.state) - %6$L::pg_catalog.interval;
+	IF parts IS NULL THEN
+		RETURN;
+	END IF;$q$, ext, q_state, partition_by, eq_op, part_coll, horizon)
+		WHEN beyond_horizon = 'error' AND horizon IS NOT NULL THEN format($q$
 	-- a change older than the horizon is refused
 	FOR bad IN SELECT c.p, c.t, %1$I.pipeline_progress(s.state) AS progress
 	           FROM ROWS FROM (pg_catalog.unnest(parts), pg_catalog.unnest(since)) AS c(p, t) JOIN %2$s AS s ON s.%3$I %4$s c.p%5$s
 	           WHERE c.t < %1$I.pipeline_progress(s.state) - %6$L::pg_catalog.interval
+	             AND c.t <> '-infinity'::pg_catalog.timestamptz
 	           ORDER BY c.t LIMIT 1 LOOP
 		RAISE EXCEPTION 'change at %% is older than the horizon of %%', bad.t, %7$L
 			USING ERRCODE = 'data_exception',
@@ -351,15 +369,29 @@ DECLARE
 	parts %1$s[];
 	since pg_catalog.timestamptz[];
 BEGIN
-	EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) '
-	                          'FROM (SELECT %%I AS p, pg_catalog.min(%%I) AS t FROM %%s GROUP BY 1) AS c',
-	                          %2$L, %3$L, rel) INTO parts, since;
+%5$s
 	IF parts IS NOT NULL THEN
 		PERFORM %4$s(parts, since, CASE WHEN leave_out
 		                                THEN ARRAY(SELECT t.relid::pg_catalog.oid FROM pg_catalog.pg_partition_tree(rel) AS t WHERE t.isleaf)
 		                                ELSE '{}' END);
 	END IF;
-END$q$, part_typ, partition_by, ts, q_correct));
+END$q$, part_typ, partition_by, ts, q_correct,
+	CASE WHEN beyond_horizon = 'keep' THEN format($q$
+	-- beyond_horizon 'keep': each sensor from its earliest row of rel
+	-- within the horizon (sensors without one are left out), read with
+	-- their states locked, in their order, so that no progress moves
+	EXECUTE pg_catalog.format('SELECT 1 FROM %%5$s AS s WHERE s.%%1$I %%6$s ANY (ARRAY(SELECT DISTINCT r.%%1$I FROM %%3$s AS r)) '
+	                          'ORDER BY s.%%1$I%%8$s FOR UPDATE', %1$L, %2$L, rel, %3$L, %4$L, %5$L, %6$L, %7$L);
+	EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) '
+	                          'FROM (SELECT r.%%1$I AS p, pg_catalog.min(r.%%2$I) FILTER (WHERE %%7$I.pipeline_progress(s.state) IS NULL '
+	                          '        OR r.%%2$I >= %%7$I.pipeline_progress(s.state) - %%4$L::pg_catalog.interval) AS t '
+	                          '      FROM %%3$s AS r LEFT JOIN %%5$s AS s ON s.%%1$I %%6$s r.%%1$I GROUP BY 1) AS c '
+	                          'WHERE c.t IS NOT NULL', %1$L, %2$L, rel, %3$L, %4$L, %5$L, %6$L, %7$L) INTO parts, since;$q$,
+	                              partition_by, ts, horizon, q_state, eq_op, ext, part_coll)
+	ELSE format($q$
+	EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) '
+	                          'FROM (SELECT %%I AS p, pg_catalog.min(%%I) AS t FROM %%s GROUP BY 1) AS c',
+	                          %1$L, %2$L, rel) INTO parts, since;$q$, partition_by, ts) END));
 	EXECUTE format('COMMENT ON FUNCTION %s(pg_catalog.regclass, boolean) IS %L', q_correct,
 	               format('segpipe: runs the sensors of a relation''s rows of %s again from their earliest', q_results));
 
@@ -415,7 +447,12 @@ SELECT run.part, e.ts, e.key::%12$s, e.port, e.value FROM run, %10$I.emissions(r
 		       q_results, key_type),
 		-- late sensors: corrected from their last checkpoint before their
 		-- earliest new row
-		format('SELECT %s($1, $2, ''{}'')', q_correct),
+		-- (under beyond_horizon 'keep', every row of theirs, so that those
+		-- older than the horizon are left out one by one)
+		CASE WHEN beyond_horizon = 'keep'
+		     THEN format('SELECT %1$s(pg_catalog.array_agg(segpipe_new.%2$I), pg_catalog.array_agg(segpipe_new.%3$I::pg_catalog.timestamptz), ''{}'') '
+		                 'FROM segpipe_new AS segpipe_new WHERE segpipe_new.%2$I %4$s ANY ($1)', q_correct, partition_by, ts, eq_op)
+		     ELSE format('SELECT %s($1, $2, ''{}'')', q_correct) END,
 		CASE WHEN horizon IS NULL THEN '' ELSE replace(prune_sql, 'ANY (touched)', 'ANY ($1)') END,
 		late];
 
@@ -430,16 +467,16 @@ BEGIN
 			USING ERRCODE = 'triggered_action_exception';
 	ELSIF TG_OP = 'UPDATE' THEN
 		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
-		FROM (SELECT u.p, pg_catalog.min(u.t) AS t
+		FROM (SELECT u.p, %16$s AS t
 		      FROM (SELECT segpipe_old.%2$I AS p, segpipe_old.%4$I AS t FROM segpipe_old
 		            UNION ALL SELECT segpipe_new.%2$I, segpipe_new.%4$I FROM segpipe_new) AS u
-		      GROUP BY 1) AS c;
+		      %17$s) AS c;
 		IF parts IS NOT NULL THEN
 			PERFORM %15$s(parts, since, '{}');
 		END IF;
 	ELSIF TG_OP = 'DELETE' THEN
 		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
-		FROM (SELECT segpipe_old.%2$I AS p, pg_catalog.min(segpipe_old.%4$I) AS t FROM segpipe_old GROUP BY 1) AS c;
+		FROM (SELECT segpipe_old.%2$I AS p, %18$s AS t FROM segpipe_old %17$s) AS c;
 		IF parts IS NOT NULL THEN
 			PERFORM %15$s(parts, since, '{}');
 		END IF;
@@ -472,7 +509,12 @@ END$q$,
 		q_state, partition_by,
 		CASE WHEN late = 'correct' THEN format('m.t <= %I.pipeline_progress(s.state)', ext) ELSE 'false' END,
 		ts, value, v_type, key, eq_op, format(run_cols, 'g.state'), q_ckpt, ext, q_results, key_type,
-		prune_sql, q_correct);
+		prune_sql, q_correct,
+		-- under beyond_horizon 'keep' every changed row is passed, so that
+		-- the correction leaves out those older than the horizon one by one
+		CASE WHEN beyond_horizon = 'keep' THEN 'u.t' ELSE 'pg_catalog.min(u.t)' END,
+		CASE WHEN beyond_horizon = 'keep' THEN '' ELSE 'GROUP BY 1' END,
+		CASE WHEN beyond_horizon = 'keep' THEN format('segpipe_old.%I', ts) ELSE format('pg_catalog.min(segpipe_old.%I)', ts) END);
 	EXECUTE format($q$CREATE FUNCTION %I.%I() RETURNS trigger LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
 	SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET jit = off
