@@ -1031,6 +1031,8 @@ nested_check(const SpParams *p, const void *state, const SpRing *rings)
 		{
 			const SpRing *r = &rings[nested_vring(sub, k)];
 
+			if (buffered[k] == 0 && r->count != 0)
+				return psprintf("\"buffer_o%d\" must be empty where nothing is buffered", k + 1);
 			if (buffer[k] != (double) r->count)
 				return psprintf("buffer must hold the number of lanes of \"buffer_o%d\", %d, not %s",
 								k + 1, (int) r->count, float8out_internal(buffer[k]));
