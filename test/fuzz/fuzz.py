@@ -77,6 +77,19 @@ SEEDS = [
     '"entryOperator": "c", "outputMappings": {"e": {"o1": "o1"}, "t": {"o1": "o2"}}}',
     '{"type": "Pipeline", "input_port_types": ["vector_number"], "operators": [{"type": "VectorExtract", "id": "e", "index": 0}], '
     '"outputMappings": {"e": {"o1": "o1"}}}',
+    # nested Pipelines on vectors: keyed by a segment bytecode, a vector out; keyed on "c1", a number out
+    '{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], '
+    '"operators": [{"type": "Pipeline", "id": "n", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], '
+    '"operators": [{"type": "TopK", "id": "t", "k": 2, "score_index": 0}], '
+    '"segmentBytecode": [0, 0, 1, 0, 5, 16, 20], "segmentConstants": [100]}], '
+    '"entryOperator": "n", "outputMappings": {"n": {"o1": "o1"}}}',
+    '{"type": "Pipeline", "output_port_types": ["number"], "operators": [{"type": "VectorCompose", "id": "c", "numPorts": 1}, '
+    '{"type": "VectorExtract", "id": "e", "index": 0}, {"type": "Sign", "id": "k"}, '
+    '{"type": "Pipeline", "id": "n", "input_port_types": ["vector_number"], '
+    '"operators": [{"type": "VectorExtract", "id": "x", "index": 0}, {"type": "CumulativeSum", "id": "s"}], '
+    '"connections": [{"from": "x", "to": "s"}], "entryOperator": "x", "outputMappings": {"s": {"o1": "o1"}}}], '
+    '"connections": [{"from": "c", "to": "e"}, {"from": "e", "to": "k"}, {"from": "k", "to": "n", "toPort": "c1"}, '
+    '{"from": "c", "to": "n"}], "entryOperator": "c", "outputMappings": {"n": {"o1": "o1"}}}',
 ]
 
 
@@ -155,7 +168,7 @@ SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
-          '"boolean"', '"vector_number"', '"vector_boolean"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
+          '"boolean"', '"vector_number"', '"vector_boolean"', '"segmentBytecode"', '"buffer_o1"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
           '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"']
 
 
