@@ -30,7 +30,8 @@ SELECT '{"type": "Pipeline", "input_port_types": ["vector_boolean"], "output_por
 SELECT '{"type": "TimestampExtract"}'::pipeline;
 
 -- Refused: parameters out of range, a vector among other data ports, a
--- vector to a number port, vectors in a nested Pipeline, an unknown type.
+-- vector to a number port, a nested Pipeline with vectors whose control port
+-- is not connected (sql/nested_vectors.sql has them), an unknown type.
 SELECT try_spec('{"type": "VectorExtract", "index": -1}');
 SELECT try_spec('{"type": "VectorExtract", "index": 1024}');
 SELECT try_spec('{"type": "VectorProject", "indices": []}');

@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 #include "sp_json.h"
 #include "sp_spec.h"
+#include "sp_rpn.h"
 #include "sp_sort.h"
 #include "sp_time.h"
 
@@ -36,7 +37,8 @@
 
 static const char *const pipeline_fields[] = {
 	"type", "id", "input_port_types", "output_port_types", "operators",
-	"connections", "entryOperator", "outputMappings", "late", NULL
+	"connections", "entryOperator", "outputMappings", "late",
+	"segmentBytecode", "segmentConstants", NULL
 };
 static const char *const connection_fields[] = {
 	"from", "to", "fromPort", "toPort", NULL
@@ -262,7 +264,7 @@ is_pipeline_only_field(SpecReader *r, const SpJsonNode *k)
 {
 	static const char *const fields[] = {
 		"input_port_types", "output_port_types", "connections", "entryOperator",
-		"outputMappings", "late", NULL
+		"outputMappings", "late", "segmentBytecode", "segmentConstants", NULL
 	};
 
 	for (int i = 0; fields[i]; i++)
@@ -606,21 +608,18 @@ read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
 	SpecReader	saved = *r;
 	SpConfig   *sub;
 
+	MemoryContext old;
+
 	sub = read_spec(r, j);
 	*r = saved;
-	if (sub->vectors)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a nested Pipeline with vectors is not supported"),
-				 errdetail("Pipeline \"%s\" has a vector port or an operator on vectors.",
-						   has_id ? sub->id : op->id),
-				 errhint("Put the operators on vectors in the outer pipeline.")));
 	/* the operator's id is the pipeline's */
 	if (!has_id)
 		sub->id = op->id;
-	op->type = &sp_op_pipeline;
+	old = MemoryContextSwitchTo(r->keep);
+	op->type = sp_config_nested(sub);
+	MemoryContextSwitchTo(old);
 	op->params.sub = sub;
-	op->nin = sub->n_in + 1;
+	op->nin = op->type->nin_from(&op->params);
 }
 
 /*
@@ -853,6 +852,12 @@ read_connections(SpecReader *r, const SpJsonNode *j)
 							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
 					   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
 								 from->id, from->nout));
+		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && to->params.sub != NULL &&
+			to->params.sub->segment_rpn != NULL)
+			spec_error(errmsg("Pipeline \"%s\" has no control port \"%s\"",
+							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+					   errdetail("It computes the key of its segments from the vector on its input port \"i1\" with its \"segmentBytecode\"."),
+					   errhint("Remove the connection, or remove \"segmentBytecode\" to key the Pipeline by its control port \"c1\"."));
 		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && op_ndata(to) < to->nin)
 		{
 			to_port = parse_port(sp_json_string(r->doc, tp), 'c', to->nin - op_ndata(to));
@@ -1192,6 +1197,109 @@ read_ports(SpecReader *r, const SpJsonNode *pipe)
 	}
 }
 
+/* An array of at most max numbers, kept; *n its length. */
+static double *
+read_numbers(SpecReader *r, const SpJsonNode *j, const char *field, int max, int *n)
+{
+	double	   *v;
+	int			i = 0;
+
+	if (sp_json_kind(j) != SPJ_ARRAY)
+		spec_error(errmsg("\"%s\" must be an array of numbers, not %s",
+						  field, sp_json_kind_name(sp_json_kind(j))));
+	*n = sp_json_count(j);
+	if (*n > max)
+		spec_error(errmsg("\"%s\" must be an array of at most %d numbers", field, max),
+				   errdetail("It has %d.", *n));
+	v = keep_alloc0(r, sizeof(double) * Max(*n, 1));
+	for (const SpJsonNode *e = sp_json_first(j); e; e = sp_json_next(j, e), i++)
+	{
+		if (sp_json_kind(e) != SPJ_NUMBER)
+			spec_error(errmsg("element %d of \"%s\" must be a number, not %s",
+							  i + 1, field, sp_json_kind_name(sp_json_kind(e))));
+		v[i] = sp_json_number(r->doc, e);
+	}
+	return v;
+}
+
+static void
+segment_bytecode_context(void *arg)
+{
+	errcontext("\"segmentBytecode\" of pipeline \"%s\"", (const char *) arg);
+}
+
+/*
+ * "segmentBytecode", "segmentConstants": the original's Pipeline that keys
+ * its segments by an expression of its first data port's vector (the RPN
+ * bytecode of FusedExpression, its opcodes without state), in place of its
+ * control port.  An empty bytecode is the control port's mode, as in the
+ * original, and is not kept.
+ */
+static void
+read_segment_bytecode(SpecReader *r, const SpJsonNode *pipe)
+{
+	SpConfig   *cfg = r->cfg;
+	const SpJsonNode *bj = sp_json_get(r->doc, pipe, "segmentBytecode");
+	const SpJsonNode *cj = sp_json_get(r->doc, pipe, "segmentConstants");
+	SpRpnSource src = {0};
+	ErrorContextCallback callback;
+	MemoryContext old;
+
+	if (bj != NULL)
+		cfg->segment_code = read_numbers(r, bj, "segmentBytecode", SP_RPN_MAX_CODE,
+										 &cfg->n_segment_code);
+	if (cj != NULL)
+		cfg->segment_constants = read_numbers(r, cj, "segmentConstants", SP_RPN_MAX_VALUES,
+											  &cfg->n_segment_constants);
+	if (cfg->n_segment_code == 0)
+	{
+		if (cfg->n_segment_constants > 0)
+			spec_error(errmsg("\"segmentConstants\" requires a \"segmentBytecode\""),
+					   errdetail("Without a bytecode the pipeline's segments are keyed by its control port \"c1\"."));
+		cfg->segment_code = cfg->segment_constants = NULL;
+		cfg->n_segment_constants = 0;
+		return;
+	}
+	if (cfg->in_types[0] != SP_PORT_VECTOR_NUMBER)
+		spec_error(errmsg("\"segmentBytecode\" requires a vector_number input port"),
+				   errdetail("The bytecode computes the segment key from the vector on input port 1, which is %s.",
+							 sp_port_type_name(cfg->in_types[0])),
+				   errhint("Give the pipeline \"input_port_types\": [\"vector_number\"]."));
+	src.code = cfg->segment_code;
+	src.n_code = cfg->n_segment_code;
+	src.constants = cfg->segment_constants;
+	src.n_constants = cfg->n_segment_constants;
+	src.n_outputs = 1;
+	src.max_inputs = SP_MAX_LANES;
+	src.inputs_name = "the most lanes a vector has";
+	src.segment_key = true;
+	src.constants_name = "segmentConstants";
+	callback.callback = segment_bytecode_context;
+	callback.arg = cfg->id;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	old = MemoryContextSwitchTo(r->keep);
+	cfg->segment_rpn = sp_rpn_compile(&src);
+	MemoryContextSwitchTo(old);
+	error_context_stack = callback.previous;
+}
+
+/*
+ * The pipeline a SQL call runs keys its segments by the call's key
+ * argument: a segment bytecode has its place in a nested Pipeline only
+ * (docs/reference.md, "Segment bytecode").
+ */
+static void
+refuse_top_level_bytecode(const SpConfig *cfg)
+{
+	if (cfg->segment_rpn != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"segmentBytecode\" in the outermost pipeline is not supported"),
+				 errdetail("The segments of the outermost pipeline are the rows of equal values of the SQL call's key argument."),
+				 errhint("Compute the key in SQL and pass it as the key argument, or nest the pipeline as an operator of an outer one whose data port feeds its \"i1\".")));
+}
+
 /* Output mappings, or the default o1 -> o1 of a one-operator pipeline. */
 static void
 read_outputs(SpecReader *r, const SpJsonNode *pipe)
@@ -1273,6 +1381,7 @@ read_spec(SpecReader *r, const SpJsonNode *doc)
 	cfg->entry = j ? require_op(r, sp_json_string(r->doc, j), "entryOperator") : 0;
 
 	read_ports(r, pipe);
+	read_segment_bytecode(r, pipe);
 
 	if ((j = sp_json_get(r->doc, pipe, "connections")) != NULL)
 		read_connections(r, j);
@@ -1455,7 +1564,7 @@ read_program_pipeline(SpecReader *r, ProgramReader *p)
 	callback.arg = psprintf("Pipeline \"%s\" of the program", p->id[ROLE_PIPELINE]);
 	callback.previous = error_context_stack;
 	error_context_stack = &callback;
-	read_spec(r, p->node[ROLE_PIPELINE]);
+	refuse_top_level_bytecode(read_spec(r, p->node[ROLE_PIPELINE]));
 	error_context_stack = callback.previous;
 }
 
@@ -1775,6 +1884,7 @@ sp_spec_read(const char *text)
 		cfg = read_program(&r, &r.doc->nodes[0]);
 	else
 		cfg = read_spec(&r, &r.doc->nodes[0]);
+	refuse_top_level_bytecode(cfg);
 	MemoryContextSwitchTo(keep);
 	MemoryContextDelete(work);
 	return cfg;

@@ -43,6 +43,20 @@ write_port_types(StringInfo buf, const SpPortType *types, int n)
 	appendStringInfoChar(buf, ']');
 }
 
+/* , "name": [numbers] */
+static void
+write_numbers(StringInfo buf, const char *name, const double *v, int n)
+{
+	appendStringInfo(buf, ", \"%s\": [", name);
+	for (int i = 0; i < n; i++)
+	{
+		if (i)
+			appendStringInfoString(buf, ", ");
+		sp_write_float8(buf, v[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
@@ -178,5 +192,12 @@ sp_spec_write(StringInfo buf, const SpConfig *cfg)
 		}
 		appendStringInfoChar(buf, '}');
 	}
-	appendStringInfo(buf, "}, \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
+	appendStringInfoChar(buf, '}');
+	/* a segment bytecode, where the original writes it; none is not shown */
+	if (cfg->segment_rpn != NULL)
+	{
+		write_numbers(buf, "segmentBytecode", cfg->segment_code, cfg->n_segment_code);
+		write_numbers(buf, "segmentConstants", cfg->segment_constants, cfg->n_segment_constants);
+	}
+	appendStringInfo(buf, ", \"late\": \"%s\"}", cfg->late_drop ? "drop" : "error");
 }

@@ -18,6 +18,7 @@
 
 static void state_too_large(int64 bytes);
 static SpPortType slot_type(const SpOperator *op, int port);
+static int	nested_n_rings(const SpConfig *sub);
 
 void
 sp_config_layout(SpConfig *cfg)
@@ -38,7 +39,7 @@ sp_config_layout(SpConfig *cfg)
 	{
 		const SpConfig *sub = cfg->ops[i].params.sub;
 		const SpRpn *rpn = cfg->ops[i].params.rpn;
-		int			n = sub ? sub->n_rings : rpn ? rpn->n_rings : SP_MAX_RINGS;
+		int			n = sub ? nested_n_rings(sub) : rpn ? rpn->n_rings : SP_MAX_RINGS;
 
 		most = Max(most, n);
 		room += n;
@@ -57,7 +58,7 @@ sp_config_layout(SpConfig *cfg)
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
 		/* a vector an operator produces may be buffered: SP_MAX_LANES lanes */
-		for (int k = 0; op->type->step_vec && k < op->nout; k++)
+		for (int k = 0; (op->type->step_vec || op->type->step_vec_multi) && k < op->nout; k++)
 			if (sp_port_is_vector(slot_type(op, k)))
 				total += SP_MAX_LANES * (int64) sizeof(double);
 		op->n_rings = op->type->rings ? op->type->rings(&op->params, limits) : 0;
@@ -134,7 +135,8 @@ sp_config_vectors(SpConfig *cfg)
 		if (sp_port_is_vector(cfg->out_types[i]))
 			n_vout++;
 	for (int i = 0; i < cfg->n_ops; i++)
-		cfg->vectors |= cfg->ops[i].type->step_vec != NULL;
+		cfg->vectors |= cfg->ops[i].type->step_vec != NULL ||
+			cfg->ops[i].type->step_vec_multi != NULL;
 	cfg->vectors |= n_vout > 0;
 	cfg->n_vslots = 0;
 	cfg->slot_lanes = NULL;
@@ -202,10 +204,14 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	if (cfg->vectors)
 	{
 		int			areas = 1 + cfg->n_vslots + 2 * cfg->n_out;
+		int			max_nout = 1;
 
+		for (int i = 0; i < cfg->n_ops; i++)
+			max_nout = Max(max_nout, cfg->ops[i].nout);
 		run->lanes = MemoryContextAllocZero(cxt, sizeof(double) * SP_MAX_LANES * areas);
 		run->lane_n = MemoryContextAllocZero(cxt, sizeof(int32) * areas);
 		run->vin = MemoryContextAllocZero(cxt, sizeof(SpValue) * Max(cfg->max_nin, 1));
+		run->vout = MemoryContextAllocZero(cxt, sizeof(SpValue) * max_nout);
 	}
 	/* the common case gets a path of its own (run_single) */
 	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 &&
@@ -412,6 +418,36 @@ forward_vec(SpRun *run)
 			else
 				run->val[o] = out.x;
 		}
+		else if (op->type->step_vec_multi)
+		{
+			SpValue    *out = run->vout;
+
+			for (int p = 0; p < op->nout; p++)
+			{
+				int			area = cfg->slot_lanes[o + p];
+
+				out[p].x = 0;
+				out[p].n = 0;
+				out[p].v = area >= 0 ? sp_run_lanes(run, sp_area_slot(cfg, o + p)) : NULL;
+				run->have[o + p] = false;
+			}
+			(void) op->type->step_vec_multi(&op->params, run->opstate + op->state_off,
+											run->rings + op->first_ring, run->ts,
+											run->vin, out, &run->have[o]);
+			for (int p = 0; p < op->nout; p++)
+			{
+				if (cfg->slot_lanes[o + p] >= 0)
+				{
+					int			area = sp_area_slot(cfg, o + p);
+
+					Assert(out[p].n >= 0 && out[p].n <= SP_MAX_LANES);
+					run->lane_n[area] = run->have[o + p] ? out[p].n : 0;
+					run->val[o + p] = run->lane_n[area];
+				}
+				else
+					run->val[o + p] = out[p].x;
+			}
+		}
 		else if (unlikely(op->nout > 1))
 			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
 										run->rings + op->first_ring, run->ts, run->op_in,
@@ -601,23 +637,56 @@ nested_state_size(const SpParams *p)
 	return nested_sub_offset(p->sub) + p->sub->state_size;
 }
 
+/*
+ * Its rings: its operators', then (with vectors) one per vector output
+ * port, holding the vector it buffers; each counts SP_MAX_LANES values
+ * toward the state cap.
+ */
+static int
+nested_n_rings(const SpConfig *sub)
+{
+	int			n = sub->n_rings;
+
+	for (int k = 0; sub->vectors && k < sub->n_out; k++)
+		n += sp_port_is_vector(sub->out_types[k]);
+	return n;
+}
+
+/* The ring of vector output port k, among the nested run's rings. */
+static int
+nested_vring(const SpConfig *sub, int k)
+{
+	int			r = sub->n_rings;
+
+	for (int j = 0; j < k; j++)
+		r += sp_port_is_vector(sub->out_types[j]);
+	return r;
+}
+
 static int
 nested_rings(const SpParams *p, int64 *limits)
 {
-	memcpy(limits, p->sub->declared_limits, sizeof(int64) * p->sub->n_rings);
-	return p->sub->n_rings;
+	const SpConfig *sub = p->sub;
+	int			n = sub->n_rings;
+
+	memcpy(limits, sub->declared_limits, sizeof(int64) * sub->n_rings);
+	for (int k = 0; sub->vectors && k < sub->n_out; k++)
+		if (sp_port_is_vector(sub->out_types[k]))
+			limits[n++] = SP_MAX_LANES;
+	return n;
 }
 
+/* a segment bytecode computes the key: no control port */
 static int32
 nested_nin(const SpParams *p)
 {
-	return p->sub->n_in + 1;
+	return p->sub->n_in + (p->sub->segment_rpn ? 0 : 1);
 }
 
 static int32
 nested_nctl(const SpParams *p)
 {
-	return 1;
+	return p->sub->segment_rpn ? 0 : 1;
 }
 
 static int32
@@ -644,55 +713,87 @@ nested_timed(const SpParams *p)
 	return p->sub->timed;
 }
 
+/* An SpRun over the header, the scratch and the nested state. */
+static void
+nested_view(const SpConfig *sub, void *state, SpRing *rings, int64 ts, SpRun *view)
+{
+	const NestedHeader *h = state;
+	const double *buffered = nested_buffered(state);
+	const double *buffer = nested_buffer(state, sub);
+	char	   *c = (char *) state + nested_header_size(sub);
+
+	memset(view, 0, sizeof(*view));
+	view->cfg = sub;
+	view->buffered = carve(&c, sizeof(bool) * sub->n_out);
+	view->buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
+	view->emitted = carve(&c, sizeof(bool) * sub->n_out);
+	view->buffer = carve(&c, sizeof(double) * sub->n_out);
+	view->emit = carve(&c, sizeof(double) * sub->n_out);
+	view->row_in = carve(&c, sizeof(double) * sub->n_in);
+	view->val = carve(&c, sizeof(double) * sub->n_slots);
+	view->have = carve(&c, sizeof(bool) * sub->n_slots);
+	view->op_in = carve(&c, sizeof(double) * sub->max_nin);
+	view->opstate = (char *) state + nested_sub_offset(sub);
+	view->rings = rings;
+	view->single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1 &&
+		sub->ops[0].nout == 1 && !sub->vectors;
+	view->single_lazy = view->single && sub->ops[0].lazy;
+	view->ts = ts;
+	view->has_key = h->has_key != 0;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		view->buffered[k] = buffered[k] != 0;
+		view->buffer[k] = buffer[k];
+	}
+	if (sub->vectors)
+	{
+		view->lanes = sub->nest_lanes;
+		view->lane_n = sub->nest_lane_n;
+		view->vin = sub->nest_vin;
+		view->vout = sub->nest_vout;
+	}
+}
+
+/* How the row's key relates to the current one; keeps a new key. */
+static SpKeyEvent
+nested_event(NestedHeader *h, double key)
+{
+	/* keys compare as float8 does: NaN equals NaN, -0 equals 0 */
+	if (h->has_key && float8_eq(key, h->key))
+		return SP_KEY_SAME;
+	h->key = key;
+	return SP_KEY_NEW;
+}
+
+/* After the row: the header keeps the buffer, the scratch is zeroed. */
+static void
+nested_store(const SpConfig *sub, void *state, SpRun *view)
+{
+	double	   *buffered = nested_buffered(state);
+	double	   *buffer = nested_buffer(state, sub);
+
+	((NestedHeader *) state)->has_key = 1;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		/* a lazy output is computed now: the header keeps values, not laziness */
+		if (view->buffered[k] && view->buffer_lazy[k])
+			view->buffer[k] = sp_run_buffer_value(view, k);
+		buffered[k] = view->buffered[k] ? 1 : 0;
+		buffer[k] = view->buffered[k] ? view->buffer[k] : 0.0;
+	}
+	memset((char *) state + nested_header_size(sub), 0, nested_scratch_size(sub));
+}
+
 static bool
 nested_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
 				  const double *in, double *out, bool *have)
 {
 	const SpConfig *sub = p->sub;
-	NestedHeader *h = state;
-	double	   *buffered = nested_buffered(state);
-	double	   *buffer = nested_buffer(state, sub);
-	char	   *scratch = (char *) state + nested_header_size(sub);
-	char	   *c = scratch;
-	double		key = in[sub->n_in];
-	SpKeyEvent	event;
 	SpRun		view;
 	bool		emitted;
 
-	/* an SpRun over the header, the scratch and the nested state */
-	memset(&view, 0, sizeof(view));
-	view.cfg = sub;
-	view.buffered = carve(&c, sizeof(bool) * sub->n_out);
-	view.buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
-	view.emitted = carve(&c, sizeof(bool) * sub->n_out);
-	view.buffer = carve(&c, sizeof(double) * sub->n_out);
-	view.emit = carve(&c, sizeof(double) * sub->n_out);
-	view.row_in = carve(&c, sizeof(double) * sub->n_in);
-	view.val = carve(&c, sizeof(double) * sub->n_slots);
-	view.have = carve(&c, sizeof(bool) * sub->n_slots);
-	view.op_in = carve(&c, sizeof(double) * sub->max_nin);
-	view.opstate = (char *) state + nested_sub_offset(sub);
-	view.rings = rings;
-	view.single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1 && sub->ops[0].nout == 1;
-	view.single_lazy = view.single && sub->ops[0].lazy;
-	view.ts = ts;
-	view.has_key = h->has_key != 0;
-	for (int k = 0; k < sub->n_out; k++)
-	{
-		view.buffered[k] = buffered[k] != 0;
-		view.buffer[k] = buffer[k];
-	}
-
-	/* keys compare as float8 does: NaN equals NaN, -0 equals 0 */
-	if (h->has_key && float8_eq(key, h->key))
-		event = SP_KEY_SAME;
-	else
-	{
-		event = SP_KEY_NEW;
-		h->key = key;
-	}
-	emitted = sp_run_row(&view, in, event);
-	h->has_key = 1;
+	nested_view(sub, state, rings, ts, &view);
+	emitted = sp_run_row(&view, in, nested_event(state, in[sub->n_in]));
 	for (int k = 0; k < sub->n_out; k++)
 	{
 		if (view.emitted[k])
@@ -700,13 +801,108 @@ nested_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
 			out[k] = view.emit[k];
 			have[k] = true;
 		}
-		/* a lazy output is computed now: the header keeps values, not laziness */
-		if (view.buffered[k] && view.buffer_lazy[k])
-			view.buffer[k] = sp_run_buffer_value(&view, k);
-		buffered[k] = view.buffered[k] ? 1 : 0;
-		buffer[k] = view.buffered[k] ? view.buffer[k] : 0.0;
 	}
-	memset(scratch, 0, nested_scratch_size(sub));
+	nested_store(sub, state, &view);
+	return emitted;
+}
+
+/*
+ * The key of a segment-bytecode pipeline's row: its bytecode (stateless,
+ * checked when the spec was read) over the lanes of its first data port's
+ * vector, which must have every lane it reads.
+ */
+static double
+nested_segment_key(const SpConfig *sub, const SpValue *vec)
+{
+	double		key;
+
+	if (unlikely(vec->n < sub->segment_rpn->n_inputs))
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("vector lane out of range"),
+				 errdetail("The segment bytecode of Pipeline \"%s\" reads lane %d (counted from 0) of a vector of %d lanes.",
+						   sub->id, sub->segment_rpn->n_inputs - 1, vec->n)));
+	(void) sp_rpn_run(sub->segment_rpn, NULL, NULL, vec->v, vec->n, &key);
+	return key;
+}
+
+/*
+ * A nested pipeline with vectors.  Between rows a buffered vector is kept
+ * in its ring; the lane areas are the configuration's.  A row's buffered
+ * vectors enter their areas only when the row closes a segment (the one
+ * time the buffer is read); an area marked -1 was not written by the row,
+ * so its ring still holds what it buffers.
+ */
+static bool
+nested_step_vec_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					  const SpValue *in, SpValue *out, bool *have)
+{
+	const SpConfig *sub = p->sub;
+	NestedHeader *h = state;
+	SpRun		view;
+	SpKeyEvent	event;
+	bool		closes;
+	bool		emitted;
+
+	nested_view(sub, state, rings, ts, &view);
+	for (int j = 0; j < sub->n_in; j++)
+	{
+		if (sp_port_is_vector(sub->in_types[j]))
+		{
+			/* a pipeline with a vector data port has that one (sp_spec.c) */
+			memcpy(sp_run_lanes(&view, SP_AREA_IN), in[j].v, sizeof(double) * in[j].n);
+			view.lane_n[SP_AREA_IN] = in[j].n;
+			view.row_in[j] = in[j].n;
+		}
+		else
+			view.row_in[j] = in[j].x;
+	}
+	closes = h->has_key != 0;
+	event = nested_event(h, sub->segment_rpn ? nested_segment_key(sub, &in[0]) :
+						 in[sub->n_in].x);
+	closes &= event == SP_KEY_NEW;
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		const SpRing *r = &rings[nested_vring(sub, k)];
+		int			b = sp_area_buffer(sub, k);
+		double	   *lanes = sp_run_lanes(&view, b);
+
+		if (!sp_port_is_vector(sub->out_types[k]))
+			continue;
+		view.lane_n[b] = closes ? (int32) r->count : -1;
+		for (int i = 0; closes && i < r->count; i++)
+			lanes[i] = sp_ring_get(r, i);
+	}
+	emitted = sp_run_row(&view, view.row_in, event);
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		bool		vec = sp_port_is_vector(sub->out_types[k]);
+
+		if (view.emitted[k])
+		{
+			have[k] = true;
+			if (vec)
+			{
+				int			e = sp_area_emit(sub, k);
+
+				out[k].n = view.lane_n[e];
+				memcpy(out[k].v, sp_run_lanes(&view, e), sizeof(double) * view.lane_n[e]);
+			}
+			else
+				out[k].x = view.emit[k];
+		}
+		if (vec && view.lane_n[sp_area_buffer(sub, k)] >= 0)
+		{
+			int			b = sp_area_buffer(sub, k);
+			const double *lanes = sp_run_lanes(&view, b);
+			SpRing	   *r = &rings[nested_vring(sub, k)];
+
+			sp_ring_clear(r);
+			for (int i = 0; view.buffered[k] && i < view.lane_n[b]; i++)
+				sp_ring_push(r, lanes[i]);
+		}
+	}
+	nested_store(sub, state, &view);
 	return emitted;
 }
 
@@ -786,6 +982,10 @@ nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	v->f64(v, "key", &h->key);
 	v->f64s(v, "buffered", nested_buffered(state), sub->n_out);
 	v->f64s(v, "buffer", nested_buffer(state, sub), sub->n_out);
+	/* with vectors: a vector output port's buffer holds its lanes' count */
+	for (int k = 0; sub->vectors && k < sub->n_out; k++)
+		if (sp_port_is_vector(sub->out_types[k]))
+			v->ring(v, psprintf("buffer_o%d", k + 1), &rings[nested_vring(sub, k)]);
 	for (int i = 0; i < sub->n_ops; i++)
 	{
 		const SpOperator *op = &sub->ops[i];
@@ -827,6 +1027,19 @@ nested_check(const SpParams *p, const void *state, const SpRing *rings)
 		if (buffered[k] == 0 && (buffer[k] != 0 || signbit(buffer[k])))
 			return "buffer must be 0 where nothing is buffered";
 		any |= buffered[k] != 0;
+		if (sub->vectors && sp_port_is_vector(sub->out_types[k]))
+		{
+			const SpRing *r = &rings[nested_vring(sub, k)];
+
+			if (buffered[k] == 0 && r->count != 0)
+				return psprintf("\"buffer_o%d\" must be empty where nothing is buffered", k + 1);
+			if (buffer[k] != (double) r->count)
+				return psprintf("buffer must hold the number of lanes of \"buffer_o%d\", %d, not %s",
+								k + 1, (int) r->count, float8out_internal(buffer[k]));
+			for (int i = 0; sub->out_types[k] == SP_PORT_VECTOR_BOOLEAN && i < r->count; i++)
+				if (sp_ring_get(r, i) != 0.0 && sp_ring_get(r, i) != 1.0)
+					return psprintf("\"buffer_o%d\" is a vector_boolean: its lanes must be 1 or 0", k + 1);
+		}
 	}
 	if (!h->has_key)
 	{
@@ -834,7 +1047,7 @@ nested_check(const SpParams *p, const void *state, const SpRing *rings)
 		if (any || h->key != 0 || signbit(h->key) ||
 			!all_zero(substate, sub->state_size))
 			return "a nested pipeline without a key must hold nothing";
-		for (int r = 0; r < sub->n_rings; r++)
+		for (int r = 0; r < nested_n_rings(sub); r++)
 			if (rings[r].count != 0)
 				return "a nested pipeline without a key must hold nothing";
 	}
@@ -884,3 +1097,35 @@ const SpOpType sp_op_pipeline = {
 	.check_state = nested_check,
 	.restore = nested_restore,
 };
+
+const SpOpType sp_op_pipeline_vec = {
+	.name = "Pipeline",
+	.params = sp_no_params,
+	.nin_from = nested_nin,
+	.nctl_from = nested_nctl,
+	.in_type_at = nested_in_type_at,
+	.nout_from = nested_nout,
+	.out_type_at = nested_out_type_at,
+	.state_size = nested_state_size,
+	.rings = nested_rings,
+	.timed = nested_timed,
+	.visit = nested_visit,
+	.check_state = nested_check,
+	.restore = nested_restore,
+	.step_vec_multi = nested_step_vec_multi,
+};
+
+const SpOpType *
+sp_config_nested(SpConfig *sub)
+{
+	int			areas;
+
+	if (!sub->vectors)
+		return &sp_op_pipeline;
+	areas = 1 + sub->n_vslots + 2 * sub->n_out;
+	sub->nest_lanes = palloc0(sizeof(double) * SP_MAX_LANES * areas);
+	sub->nest_lane_n = palloc0(sizeof(int32) * areas);
+	sub->nest_vin = palloc0(sizeof(SpValue) * Max(sub->max_nin, 1));
+	sub->nest_vout = palloc0(sizeof(SpValue) * Max(sub->n_slots, 1));
+	return &sp_op_pipeline_vec;
+}

@@ -83,6 +83,29 @@ typedef struct SpConfig
 	bool		vectors;
 	int			n_vslots;
 	int		   *slot_lanes;
+
+	/*
+	 * A nested Pipeline's segment key computed from its first data port's
+	 * vector (docs/reference.md, "Segment bytecode"): the bytecode as given,
+	 * its constants, and the compiled program; NULL when its key comes on
+	 * its control port "c1".
+	 */
+	const struct SpRpn *segment_rpn;
+	const double *segment_code;
+	int			n_segment_code;
+	const double *segment_constants;
+	int			n_segment_constants;
+
+	/*
+	 * A nested Pipeline with vectors (sp_config_nested): the lane areas of
+	 * its rows.  A nested run keeps only its buffered vectors between rows
+	 * (in rings), and a row runs to its end before another starts, so the
+	 * areas a row needs are its configuration's.
+	 */
+	double	   *nest_lanes;
+	int32	   *nest_lane_n;
+	SpValue    *nest_vin;
+	SpValue    *nest_vout;
 } SpConfig;
 
 /*
@@ -131,6 +154,7 @@ typedef struct SpRun
 	double	   *lanes;
 	int32	   *lane_n;
 	SpValue    *vin;
+	SpValue    *vout;			/* outputs of a step_vec_multi */
 } SpRun;
 
 /*
@@ -218,5 +242,21 @@ extern double sp_run_buffer_value(const SpRun *run, int i);
  * nested pipeline emits at its boundaries.
  */
 extern const SpOpType sp_op_pipeline;
+
+/*
+ * The same for a nested pipeline with vectors (ports, operators or a
+ * segment bytecode): it steps with step_vec_multi, so that pipelines
+ * without vectors never run its code.  Its buffered vectors are rings of
+ * its own, after its operators' ("buffer_o<k>" in the state), and its key
+ * comes from its segment bytecode when it has one (no control port).
+ */
+extern const SpOpType sp_op_pipeline_vec;
+
+/*
+ * For the spec reader, once a nested pipeline is read: the operator type
+ * it runs as, and (for sp_op_pipeline_vec) its lane areas, allocated in
+ * CurrentMemoryContext.
+ */
+extern const SpOpType *sp_config_nested(SpConfig *sub);
 
 #endif							/* SP_ENGINE_H */

@@ -321,6 +321,16 @@ typedef struct SpOpType
 	 */
 	bool		(*step_vec) (const SpParams *p, void *state, SpRing *rings, int64 ts,
 							 const SpValue *in, SpValue *out);
+
+	/*
+	 * Optional: step_vec for an operator of several output ports (a nested
+	 * Pipeline with vectors); it replaces every other step.  out[k] is
+	 * output port k's value (v set for a vector port, as for step_vec), and
+	 * it sets have[k] for the ports it produces on; returns whether it
+	 * produced on any.
+	 */
+	bool		(*step_vec_multi) (const SpParams *p, void *state, SpRing *rings, int64 ts,
+								   const SpValue *in, SpValue *out, bool *have);
 } SpOpType;
 
 /*

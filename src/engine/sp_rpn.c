@@ -391,6 +391,11 @@ sp_rpn_compile(const SpRpnSource *src)
 		op = (int) x;
 		info = &opinfo[op];
 		ins->op = op;
+		/* a segment key is a function of the row's vector alone, as the original's */
+		if (src->segment_key && info->kind != K_INPUT && info->kind != K_CONST &&
+			info->kind != K_UNARY && info->kind != K_BINARY && info->kind != K_END)
+			bytecode_error("Element %d is %s, which a segment bytecode cannot use: its opcodes are 0 to 20 and 26 to 34, those without state.",
+						   at + 1, info->name);
 		if (at + info->nargs >= src->n_code)
 			bytecode_error("%s at element %d takes %d argument%s; the bytecode has %d after it.",
 						   info->name, at + 1, info->nargs, info->nargs == 1 ? "" : "s",
@@ -409,9 +414,12 @@ sp_rpn_compile(const SpRpnSource *src)
 				break;
 			case K_CONST:
 				if (src->n_constants == 0)
-					bytecode_error("CONST at element %d: \"constants\" is empty.", at + 1);
+					bytecode_error("CONST at element %d: \"%s\" is empty.", at + 1,
+								   src->constants_name ? src->constants_name : "constants");
 				ins->arg = int_arg(src, at, op, 0, 0, src->n_constants - 1,
-								   psprintf("its index (\"constants\" has %d)", src->n_constants));
+								   psprintf("its index (\"%s\" has %d)",
+											src->constants_name ? src->constants_name : "constants",
+											src->n_constants));
 				pushes = 1;
 				break;
 			case K_UNARY:
@@ -532,6 +540,9 @@ sp_rpn_compile(const SpRpnSource *src)
 	if (depth != 0)
 		bytecode_error("The bytecode ends with %d value%s on the stack: its last expression has no END.",
 					   depth, depth == 1 ? "" : "s");
+	if (ends != src->n_outputs && src->segment_key)
+		bytecode_error("The bytecode has %d END opcodes; a segment bytecode is one expression, ending in its one END.",
+					   ends);
 	if (ends != src->n_outputs)
 		bytecode_error("The bytecode has %d END opcode%s; \"numOutputs\" is %d.",
 					   ends, ends == 1 ? "" : "s", src->n_outputs);

@@ -78,6 +78,14 @@ typedef struct SpRpnSource
 	int			max_inputs;		/* INPUT indexes must be below it; -1: any,
 								 * the caller checks at run time */
 	const char *inputs_name;	/* what max_inputs counts ("numPorts") */
+
+	/*
+	 * A Pipeline's segment key (its "segmentBytecode"): one expression of
+	 * the opcodes without state (0 to 20, 26 to 34), its constants named
+	 * constants_name; false, NULL for FusedExpression.
+	 */
+	bool		segment_key;
+	const char *constants_name;
 } SpRpnSource;
 
 /*

@@ -77,6 +77,19 @@ SEEDS = [
     '"entryOperator": "c", "outputMappings": {"e": {"o1": "o1"}, "t": {"o1": "o2"}}}',
     '{"type": "Pipeline", "input_port_types": ["vector_number"], "operators": [{"type": "VectorExtract", "id": "e", "index": 0}], '
     '"outputMappings": {"e": {"o1": "o1"}}}',
+    # nested Pipelines on vectors: keyed by a segment bytecode, a vector out; keyed on "c1", a number out
+    '{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], '
+    '"operators": [{"type": "Pipeline", "id": "n", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], '
+    '"operators": [{"type": "TopK", "id": "t", "k": 2, "score_index": 0}], '
+    '"segmentBytecode": [0, 0, 1, 0, 5, 16, 20], "segmentConstants": [100]}], '
+    '"entryOperator": "n", "outputMappings": {"n": {"o1": "o1"}}}',
+    '{"type": "Pipeline", "output_port_types": ["number"], "operators": [{"type": "VectorCompose", "id": "c", "numPorts": 1}, '
+    '{"type": "VectorExtract", "id": "e", "index": 0}, {"type": "Sign", "id": "k"}, '
+    '{"type": "Pipeline", "id": "n", "input_port_types": ["vector_number"], '
+    '"operators": [{"type": "VectorExtract", "id": "x", "index": 0}, {"type": "CumulativeSum", "id": "s"}], '
+    '"connections": [{"from": "x", "to": "s"}], "entryOperator": "x", "outputMappings": {"s": {"o1": "o1"}}}], '
+    '"connections": [{"from": "c", "to": "e"}, {"from": "e", "to": "k"}, {"from": "k", "to": "n", "toPort": "c1"}, '
+    '{"from": "c", "to": "n"}], "entryOperator": "c", "outputMappings": {"n": {"o1": "o1"}}}',
 ]
 
 
@@ -151,11 +164,12 @@ STATE_SEEDS = [
 STATE_SEEDS.append(('{"type": "StandardDeviation", "window": "00:00:05"}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [0.7071067811865476], "operators": {"op1": {"nan": 0, "pinf": 0, "ninf": 0, "scale": 2, "fresh": 1, "nonzero": 2, "near_top": 2, "sum": 2.75, "sum_err": 0, "sumsq": 3.8125, "sumsq_err": 0, "values": [5, 6], "first": -946684800000000, "last": -946684799500000, "gaps": [0, 500000]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "TopK", "k": 2, "score_index": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [[1, 9, 2, 5]], "operators": {"op1": {"n": 2, "entries": [2, 1, 9, 2, 2, 5]}}, "emissions": [["1970-01-01 00:00:00+00", "0", 1, [3, "NaN"]]]}'))
 STATE_SEEDS.append(('{"type": "FusedExpression", "numPorts": 1, "numOutputs": 2, "bytecode": [0, 0, 21, 0, 22, 2, 5, 20, 0, 0, 38, 3, 0, 0, 35, 2, 2, 20]}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [4.5], "operators": {"op1": {"CUMSUM@3/sum": 9, "CUMSUM@3/sum_err": 0, "COUNT@5/n": 2, "DIFF@11/seen": 1, "DIFF@11/previous": 6, "MA_UPDATE@15/nan": 0, "MA_UPDATE@15/pinf": 0, "MA_UPDATE@15/ninf": 0, "MA_UPDATE@15/sum": 9, "MA_UPDATE@15/sum_err": 0, "MA_UPDATE@15/values": [3, 6]}}, "emissions": []}'))
+STATE_SEEDS.append(('{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "Pipeline", "id": "seg", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "VectorProject", "id": "p", "indices": [1, 0]}], "segmentBytecode": [0, 2, 20]}], "entryOperator": "seg", "outputMappings": {"seg": {"o1": "o1"}}}', '{"key_type": "integer", "key": "1", "progress": "2026-01-02 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [null], "operators": {"seg": {"has_key": 1, "key": 5, "buffered": [1], "buffer": [2], "buffer_o1": [1, 20]}}, "emissions": []}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
-          '"boolean"', '"vector_number"', '"vector_boolean"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
+          '"boolean"', '"vector_number"', '"vector_boolean"', '"segmentBytecode"', '"buffer_o1"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
           '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"']
 
 

@@ -10,8 +10,9 @@ chain may also be a small mesh around an operator that needs more than
 one number port: a Multiplexer or a Demultiplexer with comparisons on
 their control ports, a DurationTrue behind a comparison, a nested Pipeline
 keyed by the sign of its input, a FusedExpression of random stateful
-opcodes (FUSED below), or a stretch of vectors (VectorCompose, TopK,
-VectorExtract).  Each stream
+opcodes (FUSED below), a stretch of vectors (VectorCompose, TopK,
+VectorExtract), or a nested Pipeline on vectors, keyed on its control port
+or by a segment bytecode.  Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
 the text form (p::text::pipeline) in one pass, through the binary form
@@ -116,6 +117,33 @@ def link(rng, p):
         ops = [{"type": "CompareGT", "id": x, "value": a},
                {"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}]
         return ops, [{"from": x, "to": p}], x, p
+    if r < 0.93:    # the value as a vector into a nested Pipeline, keyed by "c1" or its bytecode
+        vec_out = rng.random() < 0.5
+        if vec_out:     # the best k of its segment, lane 0 of them after it
+            inner, icons = [{"type": "TopK", "id": "n0", "k": rng.randint(1, 2), "score_index": 0}], []
+        else:
+            inner = [{"type": "VectorExtract", "id": "n0", "index": 0}, dict(operator(rng), id="n1")]
+            icons = [{"from": "n0", "to": "n1"}]
+        nested = {"type": "Pipeline", "id": p + "n", "input_port_types": ["vector_number"],
+                  "output_port_types": ["vector_number" if vec_out else "number"],
+                  "operators": inner, "connections": icons, "entryOperator": "n0",
+                  "outputMappings": {inner[-1]["id"]: {"o1": "o1"}}}
+        ops = [{"type": "VectorCompose", "id": x, "numPorts": 1}, nested]
+        cons = [{"from": x, "to": p + "n"}]
+        if rng.random() < 0.5:  # SIGN of lane 0, or its hundreds (FLOOR of lane 0 / 100)
+            nested["segmentBytecode"] = rng.choice([[0, 0, 15, 20], [0, 0, 1, 0, 5, 16, 20]])
+            nested["segmentConstants"] = [100]
+        else:
+            ops += [{"type": "VectorExtract", "id": p + "e", "index": 0}, {"type": "Sign", "id": p + "k"}]
+            cons += [{"from": x, "to": p + "e"}, {"from": p + "e", "to": p + "k"},
+                     {"from": p + "k", "to": p + "n", "toPort": "c1"}]
+        if vec_out:
+            ops.append({"type": "VectorExtract", "id": p, "index": 0})
+            cons.append({"from": p + "n", "to": p})
+        else:
+            nested["id"] = p
+            cons = [dict(c, to=p) if c["to"] == p + "n" else c for c in cons]
+        return ops, cons, x, p
     # a nested Pipeline of one or two operators, keyed by the value's sign
     inner = [dict(operator(rng), id="n%d" % i) for i in range(rng.randint(1, 2))]
     ops = [{"type": "Identity", "id": x}, {"type": "Sign", "id": p + "k"},
