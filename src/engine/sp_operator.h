@@ -408,7 +408,8 @@ typedef struct SpOpType
 	X(sp_op_vector_project) \
 	X(sp_op_vector_compose) \
 	X(sp_op_top_k) \
-	X(sp_op_fused_expression)
+	X(sp_op_fused_expression) \
+	X(sp_op_fused_expression_vector)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
