@@ -238,6 +238,9 @@ parameters_hint(const SpOpType *t)
 
 	for (const SpParamDef *d = t->params; d->name && n < lengthof(names); d++)
 		names[n++] = d->name;
+	/* read by read_prototype, not declared */
+	if (t == &sp_op_keyed_pipeline)
+		names[n++] = "prototype";
 	if (n == 0)
 		return psprintf("Operator type %s takes no parameters.", t->name);
 	if (n == 1)
