@@ -182,7 +182,9 @@ sp_param_vec_slot(const SpParamDef *d)
  * so the text and binary codecs share one description and cannot disagree.
  * The length of every array walked depends on the parameters only, never
  * on a field of the state, so decoding hostile bytes cannot write out of
- * bounds; check_state then judges what was decoded.
+ * bounds; check_state then judges what was decoded.  (The one count that
+ * is a field, a KeyedPipeline's instances, is judged against the limit its
+ * parameters set before any instance is walked: ops_keyed.c.)
  */
 typedef struct SpStateVisitor SpStateVisitor;
 
