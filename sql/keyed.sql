@@ -343,3 +343,13 @@ FROM kp_four, (VALUES ('"2/key": [2]', '"2/key": [1]', 'equal keys'), ('"1/key":
 SELECT try_text(format($$SELECT %L::pipeline$$, left(p::text, length(p::text) - 60))) FROM kp_four;
 SELECT try_text(format($$SELECT %L::pipeline$$, replace(p::text, '"1/ma/values": [', '"1/ma/values": [1, 2, 3, ')))
 FROM (SELECT pipeline_agg(to_timestamp(i), ARRAY[key, x], 1, spec ORDER BY i) AS p FROM kp_orows, kp_ma WHERE i <= 3 GROUP BY spec) AS q;
+
+-- A KeyedPipeline in a KeyedPipeline's prototype: per lane 0, per lane 1,
+-- the sum of lane 2; the inner one's output [lane 1, sum] after lane 0.
+-- [1, 1, 10], [1, 2, 20], [2, 1, 30], then [1, 1, 5]: 10 + 5 = 15, and
+-- [2, 1, 1]: 30 + 1 = 31.
+SELECT vtrace('{"type": "KeyedPipeline", "key_index": 0, "maxKeys": 4, "prototype": {"operators": [
+  {"type": "KeyedPipeline", "id": "inner", "key_index": 1, "maxKeys": 4, "prototype": {
+     "operators": [{"type": "VectorExtract", "id": "e", "index": 2}, {"type": "CumulativeSum", "id": "s"}],
+     "connections": [{"from": "e", "to": "s"}], "entry": {"operator": "e"}, "output": {"operator": "s"}}}],
+  "entry": {"operator": "inner"}, "output": {"operator": "inner"}}}', '{{1, 1, 10}, {1, 2, 20}, {2, 1, 30}, {1, 1, 5}, {2, 1, 1}}');
