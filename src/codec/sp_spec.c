@@ -44,6 +44,9 @@ static const char *const connection_fields[] = {
 	"from", "to", "fromPort", "toPort", NULL
 };
 static const char *const operator_fields[] = {"type", "id", NULL};
+static const char *const keyed_fields[] = {"type", "id", "prototype", NULL};
+static const char *const prototype_fields[] = {"operators", "connections", "entry", "output", NULL};
+static const char *const prototype_end_fields[] = {"operator", "port", NULL};
 static const char *const port_type_names[] = {"number", "boolean", "vector_number", "vector_boolean", NULL};
 
 typedef struct SpecReader
@@ -237,6 +240,9 @@ parameters_hint(const SpOpType *t)
 
 	for (const SpParamDef *d = t->params; d->name && n < lengthof(names); d++)
 		names[n++] = d->name;
+	/* read by read_prototype, not declared */
+	if (t == &sp_op_keyed_pipeline)
+		names[n++] = "prototype";
 	if (n == 0)
 		return psprintf("Operator type %s takes no parameters.", t->name);
 	if (n == 1)
@@ -252,7 +258,8 @@ typedef enum MemberOwner
 	OWNER_OPERATOR,				/* its type's parameters are members too */
 	OWNER_SHORTHAND,			/* the same, the operator being the whole spec */
 	OWNER_PROGRAM,				/* a program (the original's form) */
-	OWNER_PORT_OPERATOR			/* a program's Input or Output */
+	OWNER_PORT_OPERATOR,		/* a program's Input or Output */
+	OWNER_PROTOTYPE				/* a KeyedPipeline's "prototype" */
 } MemberOwner;
 
 /*
@@ -336,6 +343,11 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 			case OWNER_PORT_OPERATOR:
 				spec_error(errmsg("unrecognized parameter \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, "The only parameter of Input and Output is \"portTypes\"."));
+				break;
+			case OWNER_PROTOTYPE:
+				spec_error(errmsg("unrecognized prototype field \"%s\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, psprintf("The fields of a KeyedPipeline's prototype are %s.",
+														   quoted_list(names, list_length(names), "and"))));
 				break;
 			case OWNER_CONNECTION:
 				spec_error(errmsg("unrecognized connection field \"%s\"", sp_json_shown(s.input)),
@@ -622,6 +634,116 @@ read_nested(SpecReader *r, SpOperator *op, const SpJsonNode *j, bool has_id)
 	op->nin = op->type->nin_from(&op->params);
 }
 
+static void read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single);
+static void read_connections(SpecReader *r, const SpJsonNode *j);
+static void order_operators(SpecReader *r);
+static int	require_op(SpecReader *r, const char *id, const char *field);
+
+/* "entry" or "output" of a prototype: {"operator": id, "port": name} */
+static int
+prototype_end(SpecReader *r, const SpJsonNode *pj, const char *field, const char **port)
+{
+	const SpJsonNode *j = sp_json_get(r->doc, pj, field);
+	const SpJsonNode *pt;
+
+	if (j == NULL)
+		spec_error(errmsg("\"%s\" is required", field),
+				   errdetail("A KeyedPipeline's prototype names its %s operator as {\"operator\": id}.", field));
+	if (sp_json_kind(j) != SPJ_OBJECT)
+		spec_error(errmsg("\"%s\" must be a JSON object, not %s", field,
+						  sp_json_kind_name(sp_json_kind(j))));
+	check_members(r, j, prototype_end_fields, OWNER_PROTOTYPE, NULL);
+	pt = string_member(r, j, "port", false);
+	*port = pt ? sp_json_string(r->doc, pt) : NULL;
+	return require_op(r, sp_json_string(r->doc, string_member(r, j, "operator", true)), field);
+}
+
+/*
+ * A KeyedPipeline's "prototype" (prototypes named by reference are
+ * expanded in place by sp_spec_proto.c before this): its operators and
+ * connections, read as a pipeline's with a reader of their own, whose one
+ * data port is a vector_number feeding the "entry" operator's "i1" and
+ * whose one output is the "output" operator's port ("o1" unless "port"
+ * says), a number or a vector_number.
+ */
+static void
+read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
+{
+	const SpJsonNode *pj = sp_json_get(r->doc, j, "prototype");
+	SpecReader	saved = *r;
+	SpConfig   *sub;
+	const SpOperator *entry_op;
+	const SpOperator *out_op;
+	const char *port;
+	int			out;
+	const SpJsonNode *cj;
+
+	if (pj == NULL)
+		spec_error(errmsg("parameter \"prototype\" is required"));
+	if (sp_json_kind(pj) != SPJ_OBJECT)
+		spec_error(errmsg("\"prototype\" must be the name of a prototype or a prototype object, not %s",
+						  sp_json_kind_name(sp_json_kind(pj))));
+	check_members(r, pj, prototype_fields, OWNER_PROTOTYPE, NULL);
+	sub = keep_alloc0(r, sizeof(SpConfig));
+	r->cfg = sub;
+	read_operators(r, pj, NULL);
+	sub->id = op->id;
+
+	sub->entry = prototype_end(r, pj, "entry", &port);
+	entry_op = &sub->ops[sub->entry];
+	if (port != NULL && strcmp(port, "i1") != 0)
+		spec_error(errmsg("the entry of a KeyedPipeline's prototype must be port \"i1\", not \"%s\"",
+						  sp_json_shown(port)));
+	if (op_ndata(entry_op) < 1 ||
+		(op_in_type(entry_op, 0) != SP_PORT_VECTOR_NUMBER && op_in_type(entry_op, 0) != SP_PORT_ANY))
+		spec_error(errmsg("entry operator \"%s\" of a KeyedPipeline's prototype must take a vector_number",
+						  entry_op->id),
+				   errdetail("A KeyedPipeline gives each row's vector to its prototype's entry operator."));
+	sub->n_in = 1;
+	sub->in_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->in_types[0] = SP_PORT_VECTOR_NUMBER;
+	sub->feeds[entry_op->first_feed].op = -1;
+	sub->feeds[entry_op->first_feed].port = 0;
+	r->fed_by[entry_op->first_feed] = -1;
+
+	out = prototype_end(r, pj, "output", &port);
+	out_op = &sub->ops[out];
+	sub->n_out = 1;
+	sub->out_op = keep_alloc0(r, sizeof(int));
+	sub->out_port = keep_alloc0(r, sizeof(int));
+	sub->map_order = keep_alloc0(r, sizeof(int));
+	sub->out_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->out_op[0] = out;
+	sub->out_port[0] = port ? parse_port(port, 'o', out_op->nout) : 0;
+	if (sub->out_port[0] < 0)
+		spec_error(errmsg("operator \"%s\" has no output port \"%s\"", out_op->id, sp_json_shown(port)));
+	sub->out_types[0] = op_out_type(out_op, sub->out_port[0]);
+	if (sub->out_types[0] != SP_PORT_NUMBER && sub->out_types[0] != SP_PORT_VECTOR_NUMBER)
+		spec_error(errmsg("the output of a KeyedPipeline's prototype must be a number or a vector_number"),
+				   errdetail("Operator \"%s\" gives a %s.", out_op->id,
+							 sp_port_type_name(sub->out_types[0])));
+
+	if ((cj = sp_json_get(r->doc, pj, "connections")) != NULL)
+		read_connections(r, cj);
+	else
+		sub->conns = keep_alloc0(r, sizeof(SpConnection));
+	for (int i = 0; i < sub->n_ops; i++)
+		for (int p = 0; p < sub->ops[i].nin; p++)
+			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  op_port_name(&sub->ops[i], p), sub->ops[i].id),
+						   errdetail("In the prototype of KeyedPipeline \"%s\".", op->id));
+	order_operators(r);
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		sp_config_vectors(sub);
+		MemoryContextSwitchTo(old);
+	}
+	*r = saved;
+	op->params.proto = sub;
+}
+
 /*
  * One operator; single: the whole spec is this operator (the shorthand), so
  * "Pipeline" is a type it could have meant.
@@ -689,7 +811,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 	}
 	place.type = op->type;
 
-	check_members(r, j, operator_fields, single ? OWNER_SHORTHAND : OWNER_OPERATOR, op->type);
+	check_members(r, j, op->type == &sp_op_keyed_pipeline ? keyed_fields : operator_fields,
+				  single ? OWNER_SHORTHAND : OWNER_OPERATOR, op->type);
 	/* what is given, then what is missing */
 	for (const SpParamDef *d = op->type->params; d->name; d++)
 	{
@@ -723,6 +846,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		if (msg != NULL)
 			spec_error(errmsg("%s", msg));
 	}
+	if (op->type == &sp_op_keyed_pipeline)
+		read_prototype(r, op, j);
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
 	error_context_stack = callback.previous;
 }

@@ -399,59 +399,19 @@ find_prototype(Expander *x, const SpJsonNode *ref, const Env *env, const char **
 }
 
 /*
- * One instance: its parameters bound (given, else default; of the declared
- * type), its operators written with prefix "<id>::" into the list being
- * written, and its entry and output operators returned.
+ * The parameters of a prototype bound for one use of it (an instance, or a
+ * KeyedPipeline): given (an object, or NULL), else the default; each of its
+ * declared type.  qualified names the use in messages.
  */
-static void
-expand_instance(Expander *x, const SpJsonNode *op, const Env *env, const char *prefix,
-				bool *first_out, Instance *inst)
+static Env *
+bind_parameters(Expander *x, const SpJsonNode *proto, const SpJsonNode *given, const Env *env,
+				const char *qualified)
 {
-	ErrorContextCallback callback;
-	const SpJsonNode *idj = sp_json_get(x->doc, op, "id");
-	const SpJsonNode *proto;
-	const SpJsonNode *decl,
-			   *given,
-			   *ops,
-			   *j;
-	const char *pname;
-	char	   *id;
-	char	   *qualified;
-	char	   *inner_prefix;
+	const SpJsonNode *decl;
 	Env		   *inner = palloc0(sizeof(Env));
-	Instance   *insts = NULL;
-	int			n_insts = 0;
 	int			n_decl;
 
-	id = idj ? resolved_string(x, idj, env) : NULL;
-	if (id == NULL || id[0] == '\0')
-		spec_error(errmsg("a prototype instance needs an \"id\", a non-empty string"));
-	qualified = psprintf("%s%s", prefix, id);
-	inst->id = id;
-	callback.callback = instance_context;
-	callback.arg = qualified;
-	callback.previous = error_context_stack;
-	error_context_stack = &callback;
-
-	for (const SpJsonNode *k = sp_json_first(op); k; k = sp_json_next(op, k))
-		if (!sp_json_string_eq(x->doc, k, "id") && !sp_json_string_eq(x->doc, k, "prototype") &&
-			!sp_json_string_eq(x->doc, k, "parameters"))
-			spec_error(errmsg("unrecognized member \"%s\" of a prototype instance",
-							  sp_json_shown(sp_json_string(x->doc, k))),
-					   errhint("An instance has \"id\", \"prototype\" and \"parameters\"."));
-	proto = find_prototype(x, sp_json_get(x->doc, op, "prototype"), env, &pname);
-	if (sp_json_kind(proto) != SPJ_OBJECT)
-		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : id));
-	for (int i = 0; pname && i < x->depth; i++)
-		if (strcmp(x->stack[i], pname) == 0)
-			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
-	if (x->depth >= lengthof(x->stack))
-		spec_error(errmsg("prototypes nest too deeply"));
-	x->stack[x->depth++] = pname ? pname : "";
-
-	/* bind the parameters */
 	decl = sp_json_get(x->doc, proto, "parameters");
-	given = sp_json_get(x->doc, op, "parameters");
 	if (decl && sp_json_kind(decl) != SPJ_ARRAY)
 		spec_error(errmsg("the \"parameters\" of a prototype must be an array"));
 	if (given && sp_json_kind(given) != SPJ_OBJECT)
@@ -528,6 +488,59 @@ expand_instance(Expander *x, const SpJsonNode *op, const Env *env, const char *p
 		inner->n++;
 	}
 
+	return inner;
+}
+
+/*
+ * One instance: its parameters bound (given, else default; of the declared
+ * type), its operators written with prefix "<id>::" into the list being
+ * written, and its entry and output operators returned.
+ */
+static void
+expand_instance(Expander *x, const SpJsonNode *op, const Env *env, const char *prefix,
+				bool *first_out, Instance *inst)
+{
+	ErrorContextCallback callback;
+	const SpJsonNode *idj = sp_json_get(x->doc, op, "id");
+	const SpJsonNode *proto;
+	const SpJsonNode *ops,
+			   *j;
+	const char *pname;
+	char	   *id;
+	char	   *qualified;
+	char	   *inner_prefix;
+	Env		   *inner;
+	Instance   *insts = NULL;
+	int			n_insts = 0;
+
+	id = idj ? resolved_string(x, idj, env) : NULL;
+	if (id == NULL || id[0] == '\0')
+		spec_error(errmsg("a prototype instance needs an \"id\", a non-empty string"));
+	qualified = psprintf("%s%s", prefix, id);
+	inst->id = id;
+	callback.callback = instance_context;
+	callback.arg = qualified;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+
+	for (const SpJsonNode *k = sp_json_first(op); k; k = sp_json_next(op, k))
+		if (!sp_json_string_eq(x->doc, k, "id") && !sp_json_string_eq(x->doc, k, "prototype") &&
+			!sp_json_string_eq(x->doc, k, "parameters"))
+			spec_error(errmsg("unrecognized member \"%s\" of a prototype instance",
+							  sp_json_shown(sp_json_string(x->doc, k))),
+					   errhint("An instance has \"id\", \"prototype\" and \"parameters\"."));
+	proto = find_prototype(x, sp_json_get(x->doc, op, "prototype"), env, &pname);
+	if (sp_json_kind(proto) != SPJ_OBJECT)
+		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : id));
+	for (int i = 0; pname && i < x->depth; i++)
+		if (strcmp(x->stack[i], pname) == 0)
+			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
+	if (x->depth >= lengthof(x->stack))
+		spec_error(errmsg("prototypes nest too deeply"));
+	x->stack[x->depth++] = pname ? pname : "";
+
+	inner = bind_parameters(x, proto, sp_json_get(x->doc, op, "parameters"), env, qualified);
+
 	/* the operators, then the prototype's own connections, into the list */
 	ops = sp_json_get(x->doc, proto, "operators");
 	if (ops == NULL || sp_json_kind(ops) != SPJ_ARRAY || sp_json_first(ops) == NULL)
@@ -582,6 +595,151 @@ expand_instance(Expander *x, const SpJsonNode *op, const Env *env, const char *p
 }
 
 /*
+ * A KeyedPipeline's "prototype", a name or an object: written as the
+ * object it stands for, its parameters bound from the KeyedPipeline's
+ * "parameters" (else their defaults), its own instances expanded, and its
+ * "entry" and "output" redirected when they name one; the ids of its
+ * operators are its own (the sub-graph has its own names), whatever prefix
+ * the KeyedPipeline's id gets.
+ */
+static void
+write_keyed_prototype(Expander *x, const SpJsonNode *kp, const SpJsonNode *ref, const Env *env,
+					  const char *qualified)
+{
+	const char *pname;
+	const SpJsonNode *proto = find_prototype(x, ref, env, &pname);
+	const SpJsonNode *ops;
+	const SpJsonNode *conns;
+	Env		   *inner;
+	Instance   *insts = NULL;
+	int			n_insts = 0;
+	StringInfo	outer_pending = x->pending;
+	StringInfo	pending = makeStringInfo();
+	StringInfoData saved;
+	StringInfoData ops_text;
+
+	if (sp_json_kind(proto) != SPJ_OBJECT)
+		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : qualified));
+	for (int i = 0; pname && i < x->depth; i++)
+		if (strcmp(x->stack[i], pname) == 0)
+			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
+	if (x->depth >= lengthof(x->stack))
+		spec_error(errmsg("prototypes nest too deeply"));
+	x->stack[x->depth++] = pname ? pname : "";
+	inner = bind_parameters(x, proto, sp_json_get(x->doc, kp, "parameters"), env, qualified);
+
+	ops = sp_json_get(x->doc, proto, "operators");
+	if (ops == NULL || sp_json_kind(ops) != SPJ_ARRAY || sp_json_first(ops) == NULL)
+		spec_error(errmsg("a prototype's \"operators\" must be a non-empty array"));
+	conns = sp_json_get(x->doc, proto, "connections");
+	if (conns != NULL && sp_json_kind(conns) != SPJ_ARRAY)
+		spec_error(errmsg("a prototype's \"connections\" must be an array"));
+	x->pending = pending;
+	saved = x->out;
+	initStringInfo(&x->out);
+	write_operator_list(x, ops, inner, "", &insts, &n_insts, true);
+	ops_text = x->out;
+	x->out = saved;
+
+	appendStringInfoString(&x->out, "{\"operators\": ");
+	appendBinaryStringInfo(&x->out, ops_text.data, ops_text.len);
+	appendStringInfoString(&x->out, ", \"connections\": [");
+	if (conns != NULL)
+		write_connections(x, conns, inner, "", insts, n_insts, false);
+	if (pending->len > 0)
+	{
+		if (conns != NULL && sp_json_first(conns) != NULL)
+			appendStringInfoString(&x->out, ", ");
+		appendBinaryStringInfo(&x->out, pending->data, pending->len);
+	}
+	appendStringInfoChar(&x->out, ']');
+	x->pending = outer_pending;
+	for (const SpJsonNode *k = sp_json_first(proto); k; k = sp_json_next(proto, k))
+	{
+		const SpJsonNode *v = sp_json_value(k);
+		bool		entry = sp_json_string_eq(x->doc, k, "entry");
+
+		if (sp_json_string_eq(x->doc, k, "parameters") || sp_json_string_eq(x->doc, k, "operators") ||
+			sp_json_string_eq(x->doc, k, "connections"))
+			continue;
+		appendStringInfoString(&x->out, ", ");
+		write_string(x, sp_json_string(x->doc, k));
+		appendStringInfoString(&x->out, ": ");
+		if ((entry || sp_json_string_eq(x->doc, k, "output")) && sp_json_kind(v) == SPJ_OBJECT)
+		{
+			/* an instance named here leads to its entry or output operator */
+			appendStringInfoChar(&x->out, '{');
+			for (const SpJsonNode *m = sp_json_first(v); m; m = sp_json_next(v, m))
+			{
+				char	   *id;
+
+				if (m != sp_json_first(v))
+					appendStringInfoString(&x->out, ", ");
+				write_string(x, sp_json_string(x->doc, m));
+				appendStringInfoString(&x->out, ": ");
+				if (sp_json_string_eq(x->doc, m, "operator") &&
+					(id = resolved_string(x, sp_json_value(m), inner)) != NULL)
+					write_id(x, id, "", insts, n_insts, entry);
+				else
+					write_value(x, sp_json_value(m), inner);
+			}
+			appendStringInfoChar(&x->out, '}');
+		}
+		else
+			write_value(x, v, inner);	/* the reader names the fault */
+	}
+	appendStringInfoChar(&x->out, '}');
+	x->depth--;
+}
+
+/*
+ * A KeyedPipeline: its members as they are (its id prefixed as any
+ * operator's in an instance), "prototype" written out in full and
+ * "parameters", which it binds, left out.
+ */
+static void
+write_keyed(Expander *x, const SpJsonNode *kp, const Env *env, const char *prefix,
+			bool skip_prototypes)
+{
+	const SpJsonNode *idj = sp_json_get(x->doc, kp, "id");
+	char	   *id = idj ? resolved_string(x, idj, env) : NULL;
+	char	   *qualified = psprintf("%s%s", prefix, id ? id : "KeyedPipeline");
+	bool		first = true;
+
+	appendStringInfoChar(&x->out, '{');
+	for (const SpJsonNode *k = sp_json_first(kp); k; k = sp_json_next(kp, k))
+	{
+		const SpJsonNode *v = sp_json_value(k);
+
+		if ((skip_prototypes && sp_json_string_eq(x->doc, k, "prototypes")) ||
+			sp_json_string_eq(x->doc, k, "parameters"))
+			continue;
+		if (!first)
+			appendStringInfoString(&x->out, ", ");
+		first = false;
+		write_string(x, sp_json_string(x->doc, k));
+		appendStringInfoString(&x->out, ": ");
+		if (sp_json_string_eq(x->doc, k, "id") && prefix[0] && id != NULL)
+			write_string(x, qualified);
+		else if (sp_json_string_eq(x->doc, k, "prototype"))
+			write_keyed_prototype(x, kp, v, env, qualified);
+		else
+			write_value(x, v, env);
+	}
+	appendStringInfoChar(&x->out, '}');
+}
+
+/* Whether v is an operator object of type KeyedPipeline. */
+static bool
+is_keyed(Expander *x, const SpJsonNode *v, const Env *env)
+{
+	const SpJsonNode *t = sp_json_kind(v) == SPJ_OBJECT ? sp_json_get(x->doc, v, "type") : NULL;
+	char	   *type = t ? resolved_string(x, t, env) : NULL;
+
+	return type != NULL && strcmp(type, "KeyedPipeline") == 0;
+}
+
+/*
  * The elements of an operator list; instances expand in place, their own
  * connections collected into x->pending.
  */
@@ -600,7 +758,8 @@ write_operator_list(Expander *x, const SpJsonNode *ops, const Env *env,
 	{
 		const SpJsonNode *t;
 
-		if (sp_json_kind(op) == SPJ_OBJECT && sp_json_get(x->doc, op, "prototype") != NULL)
+		if (sp_json_kind(op) == SPJ_OBJECT && sp_json_get(x->doc, op, "prototype") != NULL &&
+			!is_keyed(x, op, env))
 		{
 			expand_instance(x, op, env, prefix, &first, &(*insts)[(*n_insts)++]);
 			continue;
@@ -612,7 +771,9 @@ write_operator_list(Expander *x, const SpJsonNode *ops, const Env *env,
 			appendStringInfoString(&x->out, ", ");
 		first = false;
 		t = sp_json_kind(op) == SPJ_OBJECT ? sp_json_get(x->doc, op, "type") : NULL;
-		if (t && sp_json_kind(t) == SPJ_STRING && sp_json_string_eq(x->doc, t, "Pipeline"))
+		if (is_keyed(x, op, env))
+			write_keyed(x, op, env, prefix, false);
+		else if (t && sp_json_kind(t) == SPJ_STRING && sp_json_string_eq(x->doc, t, "Pipeline"))
 			write_container(x, op, env, prefix, false);
 		else if (sp_json_kind(op) == SPJ_OBJECT && prefix[0])
 			write_container(x, op, env, prefix, false);
@@ -657,6 +818,9 @@ sp_spec_expand(const SpJsonDoc *doc)
 		spec_error(errmsg("\"prototypes\" must be a JSON object"),
 				   errhint("Name each prototype: {\"prototypes\": {\"name\": {\"parameters\": [...], \"operators\": [...], ...}}}."));
 	initStringInfo(&x.out);
-	write_container(&x, root, NULL, "", true);
+	if (is_keyed(&x, root, NULL))
+		write_keyed(&x, root, NULL, "", true);	/* the one-operator shorthand */
+	else
+		write_container(&x, root, NULL, "", true);
 	return x.out.data;
 }

@@ -57,6 +57,21 @@ write_numbers(StringInfo buf, const char *name, const double *v, int n)
 	appendStringInfoChar(buf, ']');
 }
 
+static void write_operators(StringInfo buf, const SpConfig *cfg);
+
+/* A KeyedPipeline's sub-graph, in the original's form of a prototype. */
+static void
+write_prototype(StringInfo buf, const SpConfig *sub)
+{
+	appendStringInfoString(buf, ", \"prototype\": {");
+	write_operators(buf, sub);
+	appendStringInfoString(buf, ", \"entry\": {\"operator\": ");
+	escape_json(buf, sub->ops[sub->entry].id);
+	appendStringInfoString(buf, "}, \"output\": {\"operator\": ");
+	escape_json(buf, sub->ops[sub->out_op[0]].id);
+	appendStringInfo(buf, ", \"port\": \"o%d\"}}", sub->out_port[0] + 1);
+}
+
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
@@ -116,19 +131,16 @@ write_operator(StringInfo buf, const SpOperator *op)
 				break;
 		}
 	}
+	if (op->params.proto != NULL)
+		write_prototype(buf, op->params.proto);
 	appendStringInfoChar(buf, '}');
 }
 
-void
-sp_spec_write(StringInfo buf, const SpConfig *cfg)
+/* "operators" and "connections", a pipeline's or a prototype's */
+static void
+write_operators(StringInfo buf, const SpConfig *cfg)
 {
-	appendStringInfoString(buf, "{\"type\": \"Pipeline\", \"id\": ");
-	escape_json(buf, cfg->id);
-	appendStringInfoString(buf, ", \"input_port_types\": ");
-	write_port_types(buf, cfg->in_types, cfg->n_in);
-	appendStringInfoString(buf, ", \"output_port_types\": ");
-	write_port_types(buf, cfg->out_types, cfg->n_out);
-	appendStringInfoString(buf, ", \"operators\": [");
+	appendStringInfoString(buf, "\"operators\": [");
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		if (i)
@@ -159,7 +171,21 @@ sp_spec_write(StringInfo buf, const SpConfig *cfg)
 								 conn->from_port + 1, conn->to_port - nd + 1);
 		}
 	}
-	appendStringInfoString(buf, "], \"entryOperator\": ");
+	appendStringInfoChar(buf, ']');
+}
+
+void
+sp_spec_write(StringInfo buf, const SpConfig *cfg)
+{
+	appendStringInfoString(buf, "{\"type\": \"Pipeline\", \"id\": ");
+	escape_json(buf, cfg->id);
+	appendStringInfoString(buf, ", \"input_port_types\": ");
+	write_port_types(buf, cfg->in_types, cfg->n_in);
+	appendStringInfoString(buf, ", \"output_port_types\": ");
+	write_port_types(buf, cfg->out_types, cfg->n_out);
+	appendStringInfoString(buf, ", ");
+	write_operators(buf, cfg);
+	appendStringInfoString(buf, ", \"entryOperator\": ");
 	escape_json(buf, cfg->ops[cfg->entry].id);
 	appendStringInfoString(buf, ", \"outputMappings\": {");
 	/*

@@ -122,3 +122,69 @@ const SpOpType sp_op_fused_expression = {
 	.check_state = fused_check,
 	.restore = fused_restore,
 };
+
+/*
+ * ---- FusedExpressionVector: INPUT k reads lane k of the row's vector; the
+ * row emits one vector of numOutputs lanes, or nothing ----
+ *
+ * The lanes a vector has are known only when a row brings it: the bytecode
+ * may read any lane below SP_MAX_LANES, and a vector without the highest
+ * lane it reads stops the run with 2202E, as VectorExtract does (the
+ * original throws "INPUT index out of bounds" then).
+ */
+static const SpParamDef fused_vector_params[] = {
+	{"numOutputs", SP_PARAM_INT, offsetof(SpParams, choice), true, 0, 1, SP_MAX_LANES},
+	{"bytecode", SP_PARAM_VECTOR, offsetof(SpParams, vec[0]), true, 0, 1, SP_RPN_MAX_CODE},
+	{"constants", SP_PARAM_VECTOR, offsetof(SpParams, vec[1]), false, 0, 0, SP_RPN_MAX_VALUES},
+	{"coefficients", SP_PARAM_VECTOR, offsetof(SpParams, vec[2]), false, 0, 0, SP_RPN_MAX_VALUES,
+	NULL, coefficients_shown},
+	SP_PARAM_END
+};
+
+static const char *
+fused_vector_check_params(SpParams *p)
+{
+	SpRpnSource src = {
+		.code = p->vec[0], .n_code = p->nvec[0],
+		.constants = p->vec[1], .n_constants = p->nvec[1],
+		.coefficients = p->vec[2], .n_coefficients = p->nvec[2],
+		.n_outputs = p->choice,
+		.max_inputs = SP_MAX_LANES, .inputs_name = "the most lanes a vector has",
+	};
+
+	p->rpn = sp_rpn_compile(&src);
+	return NULL;
+}
+
+static bool
+fused_vector_step_vec(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					  const SpValue *in, SpValue *out)
+{
+	const SpRpn *rpn = p->rpn;
+
+	if (unlikely(in[0].n < rpn->n_inputs))
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("vector lane out of range"),
+				 errdetail("FusedExpressionVector reads lane %d (counted from 0) of a vector of %d lanes.",
+						   rpn->n_inputs - 1, in[0].n)));
+	if (!sp_rpn_run(rpn, state, rings, in[0].v, in[0].n, out->v))
+		return false;
+	out->n = p->choice;
+	return true;
+}
+
+const SpOpType sp_op_fused_expression_vector = {
+	.name = "FusedExpressionVector",
+	.params = fused_vector_params,
+	.nin = 1,
+	.in_type = SP_PORT_VECTOR_NUMBER,
+	.out_type = SP_PORT_VECTOR_NUMBER,
+	.check_params = fused_vector_check_params,
+	.state_size = fused_state_size,
+	.rings = fused_rings,
+	.step_vec = fused_vector_step_vec,
+	.visit = fused_visit,
+	.check_state = fused_check,
+	.restore = fused_restore,
+};

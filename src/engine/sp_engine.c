@@ -39,7 +39,9 @@ sp_config_layout(SpConfig *cfg)
 	{
 		const SpConfig *sub = cfg->ops[i].params.sub;
 		const SpRpn *rpn = cfg->ops[i].params.rpn;
-		int			n = sub ? nested_n_rings(sub) : rpn ? rpn->n_rings : SP_MAX_RINGS;
+		int			n = cfg->ops[i].type->max_rings ?
+			cfg->ops[i].type->max_rings(&cfg->ops[i].params) :
+			sub ? nested_n_rings(sub) : rpn ? rpn->n_rings : SP_MAX_RINGS;
 
 		most = Max(most, n);
 		room += n;

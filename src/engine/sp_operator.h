@@ -124,6 +124,7 @@ typedef struct SpParams
 	double	   *vec[3];			/* coefficient arrays */
 	const struct SpConfig *sub; /* a nested Pipeline's configuration */
 	const struct SpRpn *rpn;	/* FusedExpression's compiled bytecode */
+	const struct SpConfig *proto;	/* KeyedPipeline's per-key sub-graph */
 } SpParams;
 
 typedef enum SpParamKind
@@ -181,7 +182,9 @@ sp_param_vec_slot(const SpParamDef *d)
  * so the text and binary codecs share one description and cannot disagree.
  * The length of every array walked depends on the parameters only, never
  * on a field of the state, so decoding hostile bytes cannot write out of
- * bounds; check_state then judges what was decoded.
+ * bounds; check_state then judges what was decoded.  (The one count that
+ * is a field, a KeyedPipeline's instances, is judged against the limit its
+ * parameters set before any instance is walked: ops_keyed.c.)
  */
 typedef struct SpStateVisitor SpStateVisitor;
 
@@ -260,6 +263,12 @@ typedef struct SpOpType
 	 * once every other ring is full (sp_config_layout).
 	 */
 	int			(*rings) (const SpParams *p, int64 *limits);
+
+	/*
+	 * Optional: how many rings 'rings' sets, for an operator that may have
+	 * more than SP_MAX_RINGS (a KeyedPipeline's, one set per key).
+	 */
+	int			(*max_rings) (const SpParams *p);
 
 	/*
 	 * Consume one value per data port; return true when the operator
@@ -418,7 +427,9 @@ typedef struct SpOpType
 	X(sp_op_vector_project) \
 	X(sp_op_vector_compose) \
 	X(sp_op_top_k) \
-	X(sp_op_fused_expression)
+	X(sp_op_fused_expression) \
+	X(sp_op_fused_expression_vector) \
+	X(sp_op_keyed_pipeline)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

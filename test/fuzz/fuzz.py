@@ -35,6 +35,9 @@ SEED = int(os.environ.get("FUZZ_SEED", "20261130"))
 CASES = int(os.environ.get("FUZZ_CASES", "3000"))
 ALLOWED = {"ok", "22P02", "22P03", "22023", "0A000", "2202E", "22004", "54000"}
 
+KEYED_MA = ('{"type": "KeyedPipeline", "key_index": 0, "maxKeys": 2, "prototype": {"operators": [{"type": "VectorExtract", "id": "e", '
+            '"index": 1}, {"type": "MovingAverage", "id": "ma", "window_size": 2}], "connections": [{"from": "e", "to": "ma"}], '
+            '"entry": {"operator": "e"}, "output": {"operator": "ma"}}}')
 SEEDS = [
     '{"type": "Identity"}',
     '{"type": "MovingAverage", "window_size": 3}',
@@ -90,6 +93,16 @@ SEEDS = [
     '"connections": [{"from": "x", "to": "s"}], "entryOperator": "x", "outputMappings": {"s": {"o1": "o1"}}}], '
     '"connections": [{"from": "c", "to": "e"}, {"from": "e", "to": "k"}, {"from": "k", "to": "n", "toPort": "c1"}, '
     '{"from": "c", "to": "n"}], "entryOperator": "c", "outputMappings": {"n": {"o1": "o1"}}}',
+    # the bytecode over a vector's lanes; rows routed by key to instances of a prototype
+    '{"type": "FusedExpressionVector", "numOutputs": 2, "bytecode": [0, 1, 0, 0, 3, 20, 0, 0, 35, 2, 20]}',
+    KEYED_MA,
+    '{"type": "KeyedPipeline", "keyColumnIndices": [1, 0], "prototype": {"operators": [{"type": "FusedExpressionVector", "id": "f", '
+    '"numOutputs": 1, "bytecode": [0, 0, 21, 0, 20]}], "entry": {"operator": "f"}, "output": {"operator": "f"}}}',
+    '{"type": "Pipeline", "prototypes": {"p": {"parameters": [{"name": "w", "type": "number", "default": 2}], '
+    '"operators": [{"type": "VectorExtract", "id": "e", "index": 0}, {"type": "CumulativeSum", "id": "s"}], '
+    '"connections": [{"from": "e", "to": "s"}], "entry": {"operator": "e"}, "output": {"operator": "s"}}}, '
+    '"operators": [{"type": "KeyedPipeline", "id": "k", "key_index": 1, "maxKeys": 3, "prototype": "p", "parameters": {"w": 3}}], '
+    '"entryOperator": "k", "outputMappings": {"k": {"o1": "o1"}}}',
 ]
 
 
@@ -165,11 +178,13 @@ STATE_SEEDS.append(('{"type": "StandardDeviation", "window": "00:00:05"}', '{"ke
 STATE_SEEDS.append(('{"type": "TopK", "k": 2, "score_index": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [[1, 9, 2, 5]], "operators": {"op1": {"n": 2, "entries": [2, 1, 9, 2, 2, 5]}}, "emissions": [["1970-01-01 00:00:00+00", "0", 1, [3, "NaN"]]]}'))
 STATE_SEEDS.append(('{"type": "FusedExpression", "numPorts": 1, "numOutputs": 2, "bytecode": [0, 0, 21, 0, 22, 2, 5, 20, 0, 0, 38, 3, 0, 0, 35, 2, 2, 20]}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [4.5], "operators": {"op1": {"CUMSUM@3/sum": 9, "CUMSUM@3/sum_err": 0, "COUNT@5/n": 2, "DIFF@11/seen": 1, "DIFF@11/previous": 6, "MA_UPDATE@15/nan": 0, "MA_UPDATE@15/pinf": 0, "MA_UPDATE@15/ninf": 0, "MA_UPDATE@15/sum": 9, "MA_UPDATE@15/sum_err": 0, "MA_UPDATE@15/values": [3, 6]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "Pipeline", "id": "seg", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "VectorProject", "id": "p", "indices": [1, 0]}], "segmentBytecode": [0, 2, 20]}], "entryOperator": "seg", "outputMappings": {"seg": {"o1": "o1"}}}', '{"key_type": "integer", "key": "1", "progress": "2026-01-02 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [null], "operators": {"seg": {"has_key": 1, "key": 5, "buffered": [1], "buffer": [2], "buffer_o1": [1, 20]}}, "emissions": []}'))
+STATE_SEEDS.append(('{"type": "FusedExpressionVector", "numOutputs": 1, "bytecode": [0, 0, 21, 0, 20]}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [[4]], "operators": {"op1": {"CUMSUM@3/sum": 4, "CUMSUM@3/sum_err": 0}}, "emissions": []}'))
+STATE_SEEDS.append((KEYED_MA, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [[1, 2]], "operators": {"op1": {"keys": 2, "1/key": [1], "1/ma/nan": 0, "1/ma/pinf": 0, "1/ma/ninf": 0, "1/ma/sum": 4, "1/ma/sum_err": 0, "1/ma/values": [1, 3], "2/key": ["NaN"], "2/ma/nan": 0, "2/ma/pinf": 0, "2/ma/ninf": 0, "2/ma/sum": 5, "2/ma/sum_err": 0, "2/ma/values": [5]}}, "emissions": []}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
-          '"boolean"', '"vector_number"', '"vector_boolean"', '"segmentBytecode"', '"buffer_o1"', '"entries"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
+          '"boolean"', '"vector_number"', '"vector_boolean"', '"segmentBytecode"', '"buffer_o1"', '"entries"', '"keys"', '"1/key"', '"prototype"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
           '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"']
 
 

@@ -76,7 +76,13 @@ SPECS = [(json.dumps(o), 1) for o in OPS] + [
                                {"type": "VectorExtract", "id": "e", "index": 1},
                                {"type": "MovingAverage", "id": "m", "window_size": 2}],
                  "connections": [{"from": "p", "to": "e"}, {"from": "e", "to": "m"}], "entryOperator": "p",
-                 "outputMappings": {"p": {"o1": "o1"}, "m": {"o1": "o2"}}}), 0)]
+                 "outputMappings": {"p": {"o1": "o1"}, "m": {"o1": "o2"}}}), 0),
+    (json.dumps({"type": "FusedExpressionVector", "numOutputs": 2,
+                 "bytecode": [0, 0, 21, 0, 20, 0, 1, 35, 2, 20]}), 0),
+    (json.dumps({"type": "KeyedPipeline", "key_index": 1, "maxKeys": 4, "prototype": {
+        "operators": [{"type": "VectorExtract", "id": "e", "index": 0},
+                      {"type": "MovingAverage", "id": "m", "window_size": 2}],
+        "connections": [{"from": "e", "to": "m"}], "entry": {"operator": "e"}, "output": {"operator": "m"}}}), 0)]
 KEYS = ["CASE WHEN i % 13 = 0 THEN 'NaN'::float8 ELSE (i / 4)::float8 END",
         "(i / 4)::bigint * 1000000000000", "'k' || (i / 4) || '\"é'"]
 BASES = ["2026-01-01 00:00:00+00", "0044-03-15 12:00:00.25+00 BC", "294276-12-31 23:00:00+00",

@@ -11,8 +11,10 @@ one number port: a Multiplexer or a Demultiplexer with comparisons on
 their control ports, a DurationTrue behind a comparison, a nested Pipeline
 keyed by the sign of its input, a FusedExpression of random stateful
 opcodes (FUSED below), a stretch of vectors (VectorCompose, TopK,
-VectorExtract), or a nested Pipeline on vectors, keyed on its control port
-or by a segment bytecode.  Each stream
+VectorExtract; a FusedExpressionVector of the same bytecodes; a
+KeyedPipeline of a random operator per sign of the value), or a nested
+Pipeline on vectors, keyed on its control port or by a segment bytecode.
+Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
 the text form (p::text::pipeline) in one pass, through the binary form
@@ -91,8 +93,30 @@ def link(rng, p):
                 "descending": rng.choice(["true", "false"])},
                {"type": "VectorExtract", "id": p, "index": 0}]
         return ops, [{"from": p + "v", "to": p + "t"}, {"from": p + "t", "to": p}], p + "v", p
-    if r < 0.65:
+    if r < 0.61:
         return [dict(fused(rng), id=p)], [], p, p
+    v = p + "v"
+    if r < 0.63:    # the same bytecode over lane 0 of a one-lane vector
+        f = dict(fused(rng), type="FusedExpressionVector", id=p + "f")
+        del f["numPorts"]
+        ops = [{"type": "VectorCompose", "id": v, "numPorts": 1}, f,
+               {"type": "VectorExtract", "id": p, "index": 0}]
+        return ops, [{"from": v, "to": p + "f"}, {"from": p + "f", "to": p}], v, p
+    if r < 0.65:    # [x, sign(x)] keyed by lane 1, a random operator over lane 0 per key
+        x, classic = p + "x", rng.random() < 0.5
+        kp = {"type": "KeyedPipeline", "id": p + "k", "maxKeys": 4,
+              "prototype": {"operators": [{"type": "VectorExtract", "id": "e", "index": 0},
+                                          dict(operator(rng), id="o")],
+                            "connections": [{"from": "e", "to": "o"}],
+                            "entry": {"operator": "e"}, "output": {"operator": "o"}}}
+        kp.update({"key_index": 1} if classic else {"keyColumnIndices": [1]})
+        ops = [{"type": "Identity", "id": x}, {"type": "Sign", "id": p + "s"},
+               {"type": "VectorCompose", "id": v, "numPorts": 2}, kp,
+               {"type": "VectorExtract", "id": p, "index": 1 if classic else 0}]
+        cons = [{"from": x, "to": v, "toPort": "i1"}, {"from": x, "to": p + "s"},
+                {"from": p + "s", "to": v, "toPort": "i2"}, {"from": v, "to": p + "k"},
+                {"from": p + "k", "to": p}]
+        return ops, cons, x, p
     x, a = p + "x", rng.choice([-100, 0, 100])
     if r < 0.72:    # the value, or half of it, as the comparisons choose
         ops = [{"type": "Identity", "id": x}, {"type": "Scale", "id": p + "h", "value": 0.5},
