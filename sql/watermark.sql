@@ -50,7 +50,7 @@ SELECT segpipe_close_silent('spring_daily', '2026-03-29 00:00+00') AS applied;
 SELECT segpipe_close_silent('spring_daily', '2026-03-29 22:59+00') AS applied;
 SELECT segpipe_close_silent('spring_daily', '2026-03-29 23:00+00') AS applied;
 SELECT segpipe_close_silent('spring_daily', '2026-03-29 23:00+00') AS applied;
-SELECT *, extract(epoch FROM ts - key) / 3600 AS hours FROM spring_daily ORDER BY sensor, ts;
+SELECT *, extract(epoch FROM ts - key)::int / 3600 AS hours FROM spring_daily ORDER BY sensor, ts;
 SELECT sensor, ts, key, ts AT TIME ZONE 'Europe/Berlin' AS local FROM spring_daily_heartbeat ORDER BY sensor, ts;
 SELECT sensor, pipeline_progress(state), pipeline_rows(state), pipeline_key(state) FROM spring_daily_state ORDER BY sensor;
 SELECT sensor, ts FROM spring_daily_checkpoint ORDER BY sensor, ts;
@@ -105,7 +105,7 @@ SELECT segpipe_maintain('autumn', 'sensor', 'ts', 'v', $$date_trunc('day', ts, '
                         watermark => '1 hour', heartbeat_unit => 'day', heartbeat_zone => 'Europe/Berlin');
 INSERT INTO autumn VALUES (3, '2026-10-24 22:30+00', 5), (3, '2026-10-25 22:30+00', 6);
 SELECT segpipe_close_silent('autumn_daily', '2026-10-27 00:00+00') AS applied;
-SELECT *, extract(epoch FROM ts - key) / 3600 AS hours FROM autumn_daily ORDER BY sensor, ts;
+SELECT *, extract(epoch FROM ts - key)::int / 3600 AS hours FROM autumn_daily ORDER BY sensor, ts;
 SELECT sensor, ts, key, ts AT TIME ZONE 'Europe/Berlin' AS local FROM autumn_daily_heartbeat ORDER BY ts;
 
 -- Heartbeats after silence (quiet), every 6 hours from the sensor's latest
