@@ -64,6 +64,10 @@ INSERT INTO spring VALUES (2, '2026-03-29 22:00+00', 4, 'b');
 SELECT * FROM spring_daily ORDER BY sensor, ts;
 SELECT * FROM spring_daily_realtime WHERE provisional ORDER BY sensor;
 SELECT * FROM spring_differences();
+-- sensor 1's 30th now begins after 21:00: its checkpoint is taken there, and
+-- the one at 08:00 (no segment begins after it any more) goes, as a run
+-- from the first reading would have it
+SELECT sensor, ts FROM spring_daily_checkpoint ORDER BY sensor, ts;
 -- updates and deletes replay the heartbeats with the readings
 UPDATE spring SET v = 20 WHERE sensor = 1 AND v = 10;
 SELECT * FROM spring_daily WHERE sensor = 1 ORDER BY ts;

@@ -382,7 +382,14 @@ BEGIN
 		INSERT INTO %5$s (%2$I, ts, state)
 		SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
 		-- a run from a checkpoint takes it again before its first new segment
-		ON CONFLICT DO NOTHING)
+		ON CONFLICT DO NOTHING),
+	-- and drops it when no segment begins right after it any more (a late
+	-- row joined the segment before it): what a run from the first row leaves
+	stale AS (
+		DELETE FROM %5$s AS k USING b
+		WHERE k.%2$I %6$s b.segpipe_part AND k.ts = b.segpipe_from
+		  AND NOT EXISTS (SELECT 1 FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
+		                  WHERE run.part %6$s b.segpipe_part AND %11$I.pipeline_progress(c.s) = b.segpipe_from))
 	INSERT INTO %7$s (%2$I, ts, key, port, value)
 	SELECT run.part, e.ts, e.key::%12$s, e.port, e.value FROM run, %11$I.emissions(run.r[1]) AS e;
 	-- a sensor without readings has no state
