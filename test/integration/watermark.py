@@ -153,9 +153,9 @@ def window(conn, rng, name, start, extra):
             rows[i:] = [r for r in rows[i:] if r[0] not in gone]
         at_ts = datetime.datetime.fromtimestamp(at, datetime.timezone.utc)
         # (--broken: the schedule runs a step behind, so days close too late)
-        applied += conn.execute("SELECT segpipe_close_silent(%s, %s)",
-                                (results, at_ts - datetime.timedelta(seconds=STEP) if BROKEN else at_ts)).fetchone()[0]
-        again = conn.execute("SELECT segpipe_close_silent(%s, %s)", (results, at_ts)).fetchone()[0]
+        run_at = at_ts - datetime.timedelta(seconds=STEP) if BROKEN else at_ts
+        applied += conn.execute("SELECT segpipe_close_silent(%s, %s)", (results, run_at)).fetchone()[0]
+        again = conn.execute("SELECT segpipe_close_silent(%s, %s)", (results, run_at)).fetchone()[0]
         repeats += again != 0
         w = datetime.datetime.fromtimestamp(at - WATERMARK, datetime.timezone.utc)
         n, first = conn.execute(unclosed_sql(results, table), {"w": w}).fetchone()
