@@ -614,12 +614,12 @@ END$q$,
 	IF watermark IS NOT NULL THEN
 		hb_times := concat_ws(' UNION ',
 			CASE WHEN heartbeat_unit IS NOT NULL
-			     THEN format('SELECT h.h FROM %I.heartbeats(%L, g.segpipe_progress, segpipe_w, %L) AS h(h)',
+			     THEN format('SELECT h.h FROM %I.heartbeats(%L::pg_catalog.text, g.segpipe_progress, segpipe_w, %L::pg_catalog.text) AS h(h)',
 			                 ext, heartbeat_unit, heartbeat_zone) END,
 			-- (quiet_heartbeats() stops before its until: the due ones end at
 			-- segpipe_w included)
 			CASE WHEN quiet IS NOT NULL
-			     THEN format('SELECT q.q FROM %1$I.quiet_heartbeats(segpipe_l.%2$I, segpipe_w + ''1 microsecond''::pg_catalog.interval, %3$L::pg_catalog.interval) AS q(q)',
+			     THEN format('SELECT q.q FROM %1$I.quiet_heartbeats(segpipe_l.%2$I::pg_catalog.timestamptz, segpipe_w + ''1 microsecond''::pg_catalog.interval, %3$L::pg_catalog.interval) AS q(q)',
 			                 ext, ts, quiet) END);
 		EXECUTE format($q$CREATE FUNCTION %1$s(segpipe_at pg_catalog.timestamptz)
 	RETURNS bigint LANGUAGE plpgsql VOLATILE
