@@ -28,6 +28,9 @@ runs, and again at the same `at`.  Checked:
     lose all their readings half-way);
   - segpipe_rebuild() leaves states, checkpoints and results byte for byte
     as maintenance left them.
+Then, concurrently, three inserters (readings up to 3 hours behind a simulated
+clock, many of them before heartbeats already applied) while the schedule
+runs: the results equal the run over readings and heartbeats.
 Then pg_cron: a small results table set up with schedule => '* * * * *' has
 its job in cron.job (the command calls segpipe_close_silent), the job runs
 (waits for pg_cron's next minute) and closes its silent sensor's days; and
@@ -43,6 +46,7 @@ import datetime
 import os
 import random
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
@@ -204,6 +208,60 @@ def window(conn, rng, name, start, extra):
     conn.execute("DROP TABLE k_state, k_ckpt, k_res")
 
 
+def concurrent(c, rng):
+    """Inserters (threads, a connection each) and the closing schedule at once: 200 sensors,
+    readings up to 3 hours behind a simulated clock (many of them before heartbeats already
+    applied: late, corrected), segpipe_close_silent() at the clock as it advances."""
+    table, results = "busy", "busy_daily"
+    with psycopg.connect(c.conninfo(DB), autocommit=True, options="-c TimeZone=UTC") as conn:
+        conn.execute(f"CREATE TABLE {table} (sensor int NOT NULL, ts timestamptz NOT NULL, v float8)")
+        conn.execute(f"SELECT segpipe_maintain('{table}', 'sensor', 'ts', 'v', $k${KEY}$k$, '{SPEC}', '{results}', "
+                     f"watermark => '1 hour', heartbeat_unit => 'day', heartbeat_zone => 'Europe/Berlin', "
+                     f"quiet => '5 hours')")
+        clock = [int(utc(2026, 10, 23).timestamp())]
+        done = threading.Event()
+        errors = []
+
+        def inserter(seed):
+            r = random.Random(seed)
+            try:
+                with psycopg.connect(c.conninfo(DB), autocommit=True, options="-c TimeZone=UTC") as ic:
+                    while not done.is_set():
+                        now = clock[0]
+                        rows = [(r.randrange(1, 201), now - r.randrange(0, 3 * H), float(r.randrange(100)))
+                                for _ in range(30)]
+                        ic.execute(f"INSERT INTO {table} SELECT * FROM unnest(%s::int[], %s::timestamptz[], %s::float8[])",
+                                   ([x[0] for x in rows],
+                                    [datetime.datetime.fromtimestamp(x[1], datetime.timezone.utc) for x in rows],
+                                    [x[2] for x in rows]))
+            except Exception as e:  # noqa: BLE001 (reported as a failed check)
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=inserter, args=(rng.random(),)) for _ in range(3)]
+        for t in threads:
+            t.start()
+        applied = 0
+        try:
+            for _ in range(60):
+                clock[0] += 1800
+                at = datetime.datetime.fromtimestamp(clock[0], datetime.timezone.utc)
+                applied += conn.execute("SELECT segpipe_close_silent(%s, %s)", (results, at)).fetchone()[0]
+                time.sleep(0.05)
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+        done.set()
+        for t in threads:
+            t.join()
+        n = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        d = conn.execute(expected_diff_sql(results, table)).fetchone()
+        print(f"concurrently: {n} readings from 3 inserters, {applied} heartbeats applied by 60 runs meanwhile, "
+              f"{d[2]} results")
+        check(not errors, f"concurrently: errors: {errors[:3]}")
+        check(applied > 0 and n > 0, f"concurrently: {n} readings, {applied} heartbeats")
+        check(d[0] == 0 and d[1] == 0,
+              f"concurrently: results or states differ from the run over readings and heartbeats ({d[0]}, {d[1]})")
+
+
 def cron_setup(conn):
     """A silent sensor whose days pg_cron closes: its one reading 3 days before now (at least
     two Berlin midnights are due an hour before now)."""
@@ -253,6 +311,7 @@ def main():
             cron_started = cron_setup(conn)
             window(conn, rng, "spring", utc(2026, 3, 25), "")
             window(conn, rng, "autumn", utc(2026, 10, 21), ", quiet => '10 hours'")
+            concurrent(c, rng)
             cron_finish(conn, cron_started)
     finally:
         fleet.close()
