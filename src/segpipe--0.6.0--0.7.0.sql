@@ -6,10 +6,15 @@
 -- ---- segpipe_maintain ----
 -- Restated whole (an upgrade script replaces a function whole); the
 -- sections after it say what 0.7.0 changes in it.
-CREATE OR REPLACE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
+-- (0.7.0 adds parameters, the watermark's: a new signature replaces the old
+-- one; nothing else names it by its argument types)
+DROP FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text, text, interval, text);
+CREATE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
 		key text, spec pipeline, results text,
 		late text DEFAULT 'correct', horizon interval DEFAULT NULL,
-		beyond_horizon text DEFAULT 'replay')
+		beyond_horizon text DEFAULT 'replay',
+		watermark interval DEFAULT NULL, heartbeat_unit text DEFAULT NULL, heartbeat_zone text DEFAULT NULL,
+		quiet interval DEFAULT NULL, schedule text DEFAULT NULL)
 	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	-- the caller's search_path must not change what the names below mean, and
@@ -36,6 +41,12 @@ DECLARE
 	view_t text := results || '_realtime';
 	fn_t text := results || '_maintain';
 	correct_t text := results || '_correct';
+	hb_t text := results || '_heartbeat';
+	close_t text := results || '_close';
+	q_hb text;
+	hb_cols text;       -- a heartbeat's row: the sensor's latest reading, at the heartbeat's ts, without a value
+	hb_times text;      -- the heartbeats due of a sensor, as SQL
+	job text;
 	q_state text;
 	q_ckpt text;
 	q_results text;
@@ -69,6 +80,28 @@ BEGIN
 	ELSIF horizon < interval '0' OR date_part('month', horizon) <> 0 OR date_part('year', horizon) <> 0 THEN
 		RAISE EXCEPTION 'invalid value for argument "horizon": "%"', horizon USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'It must not be negative, nor count months or years (their length varies).';
+	END IF;
+	-- the watermark's options (watermark section at the end)
+	IF watermark IS NULL AND num_nonnulls(heartbeat_unit, heartbeat_zone, quiet, schedule) > 0 THEN
+		RAISE EXCEPTION 'argument "%" needs a watermark',
+			CASE WHEN heartbeat_unit IS NOT NULL THEN 'heartbeat_unit' WHEN heartbeat_zone IS NOT NULL THEN 'heartbeat_zone'
+			     WHEN quiet IS NOT NULL THEN 'quiet' ELSE 'schedule' END
+			USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Give watermark => how late readings may arrive, say interval ''1 hour''.';
+	ELSIF watermark IS NOT NULL AND heartbeat_unit IS NULL AND quiet IS NULL THEN
+		RAISE EXCEPTION 'a watermark needs heartbeats' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Give heartbeat_unit and heartbeat_zone (calendar heartbeats), quiet (heartbeats after silence), or both.';
+	ELSIF (heartbeat_unit IS NULL) <> (heartbeat_zone IS NULL) THEN
+		RAISE EXCEPTION 'arguments "heartbeat_unit" and "heartbeat_zone" go together' USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'Calendar heartbeats are the instants at which date_trunc(heartbeat_unit, ts, heartbeat_zone) changes.';
+	ELSIF watermark < interval '0' OR date_part('month', watermark) <> 0 OR date_part('year', watermark) <> 0 THEN
+		RAISE EXCEPTION 'invalid value for argument "watermark": "%"', watermark USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'It must not be negative, nor count months or years (their length varies).';
+	ELSIF schedule IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_extension AS e WHERE e.extname = 'pg_cron') THEN
+		RAISE EXCEPTION 'extension "pg_cron" is not installed in this database' USING ERRCODE = 'undefined_object',
+			DETAIL = 'schedule => ... makes a pg_cron job that runs segpipe_close_silent().',
+			HINT = format('Create extension pg_cron in this database (pg_cron runs its jobs in the one that cron.database_name names), '
+			              'or leave schedule out and run segpipe_close_silent(%L) on a schedule of your own.', results);
 	END IF;
 	-- Under REPEATABLE READ or SERIALIZABLE the transaction's snapshot may
 	-- predate readings that others commit before the trigger exists: those
@@ -184,6 +217,34 @@ BEGIN
 	q_ckpt := format('%I.%I', nsp, ckpt_t);
 	q_results := format('%I.%I', nsp, results);
 	q_correct := format('%I.%I', nsp, correct_t);
+	q_hb := format('%I.%I', nsp, hb_t);
+	IF watermark IS NOT NULL THEN
+		-- the unit and the zone, the quiet period: as heartbeats() and
+		-- quiet_heartbeats() take them (they say what is wrong)
+		IF heartbeat_unit IS NOT NULL THEN
+			EXECUTE format('SELECT count(*) FROM %I.heartbeats($1, $2, $2, $3)', ext) USING heartbeat_unit, now(), heartbeat_zone;
+		END IF;
+		IF quiet IS NOT NULL THEN
+			EXECUTE format('SELECT count(*) FROM %I.quiet_heartbeats($1, $1, $2)', ext) USING now(), quiet;
+		END IF;
+		-- a heartbeat's row, over which the key is evaluated: the columns of
+		-- its sensor's latest reading (segpipe_l), but ts, the heartbeat's
+		-- (segpipe_hb.segpipe_h), and the value, NULL
+		SELECT string_agg(CASE a.attname WHEN ts THEN format('segpipe_hb.segpipe_h AS %I', a.attname)
+		                                 WHEN value THEN format('NULL::%s AS %I', v_type, a.attname)
+		                                 ELSE format('segpipe_l.%I', a.attname) END, ', ' ORDER BY a.attnum)
+		INTO hb_cols
+		FROM pg_attribute AS a WHERE a.attrelid = readings AND a.attnum > 0 AND NOT a.attisdropped;
+		BEGIN
+			EXECUTE format($q$SELECT (
+%s
+) FROM (SELECT %s FROM %s AS segpipe_l, (VALUES (NULL::pg_catalog.timestamptz)) AS segpipe_hb(segpipe_h) LIMIT 0) AS segpipe_new$q$,
+			               key, hb_cols, readings);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE EXCEPTION 'key cannot be evaluated for a heartbeat' USING ERRCODE = 'invalid_parameter_value',
+				DETAIL = format('A heartbeat''s row has the columns of the readings, but no system columns: %s', SQLERRM);
+		END;
+	END IF;
 
 	-- the key's type must compare (a default btree or hash operator class),
 	-- and the value column must suit the spec's ports: one punctuation row
@@ -233,6 +294,12 @@ BEGIN
 	               format('segpipe: the emissions of the pipelines in %s, kept equal to a run over %s', q_state, readings));
 	EXECUTE format('COMMENT ON TABLE %s IS %L', q_ckpt,
 	               format('segpipe: each pipeline of %s as it was before each of its segments: a change of %s runs its %s again from the last one before it', q_state, readings, partition_by));
+	IF watermark IS NOT NULL THEN
+		EXECUTE format('CREATE TABLE %s (%I %s%s NOT NULL, ts timestamptz NOT NULL, key %s, PRIMARY KEY (%I, ts))',
+		               q_hb, partition_by, part_typ, part_coll, key_type, partition_by);
+		EXECUTE format('COMMENT ON TABLE %s IS %L', q_hb,
+		               format('segpipe: the heartbeats applied to the pipelines of %s: a run over %s runs them too, as punctuation rows', q_state, readings));
+	END IF;
 	-- Corrections read one sensor's readings from a time on: an index on
 	-- (partition column, ts) of the readings, unless one starts so already.
 	IF NOT EXISTS (SELECT 1 FROM pg_index AS i
@@ -257,6 +324,17 @@ BEGIN
 		  AND (b.segpipe_from IS NULL OR segpipe_new.%1$I > b.segpipe_from)
 		  AND segpipe_new.tableoid <> ALL (excluded)$q$,
 	                   ts, value, v_type, key, readings, partition_by, eq_op);
+	-- with a watermark, the heartbeats applied after the same time too:
+	-- punctuation rows (a NULL value sorts after a reading of their ts)
+	IF watermark IS NOT NULL THEN
+		rows_sql := rows_sql || format($q$
+		UNION ALL
+		SELECT h.ts, NULL::%3$s, h.key FROM %1$s AS h
+		WHERE h.%2$I %4$s b.segpipe_part
+		  AND h.ts >= coalesce(b.segpipe_from, '-infinity'::pg_catalog.timestamptz)
+		  AND (b.segpipe_from IS NULL OR h.ts > b.segpipe_from)$q$,
+		                               q_hb, partition_by, v_type, eq_op);
+	END IF;
 	run_cols := format('%1$I.pipeline_agg_checkpoints(x.ts, x.v, ROW(x.k), %%s ORDER BY x.ts, x.v, %2$s)', ext, key_ord);
 	-- Checkpoints older than the horizon behind their sensor's progress go,
 	-- but for the latest of them: a change inside the horizon replays from
@@ -281,7 +359,7 @@ BEGIN
 	INSERT INTO %1$s AS s (%2$I)
 	SELECT DISTINCT c.p%3$s FROM pg_catalog.unnest(parts) AS c(p) ORDER BY 1
 	ON CONFLICT (%2$I) DO UPDATE SET state = s.state WHERE false;
-%4$s
+%4$s%16$s
 	-- what the run will replace: checkpoints and results after the last
 	-- checkpoint before the change
 	WITH c AS (SELECT c.p%3$s AS p, min(c.t) AS t FROM ROWS FROM (pg_catalog.unnest(parts), pg_catalog.unnest(since)) AS c(p, t) GROUP BY 1),
@@ -308,7 +386,14 @@ BEGIN
 		INSERT INTO %5$s (%2$I, ts, state)
 		SELECT run.part, %11$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
 		-- a run from a checkpoint takes it again before its first new segment
-		ON CONFLICT DO NOTHING)
+		ON CONFLICT DO NOTHING),
+	-- and drops it when no segment begins right after it any more (a late
+	-- row joined the segment before it): what a run from the first row leaves
+	stale AS (
+		DELETE FROM %5$s AS k USING b
+		WHERE k.%2$I %6$s b.segpipe_part AND k.ts = b.segpipe_from
+		  AND NOT EXISTS (SELECT 1 FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
+		                  WHERE run.part %6$s b.segpipe_part AND %11$I.pipeline_progress(c.s) = b.segpipe_from))
 	INSERT INTO %7$s (%2$I, ts, key, port, value)
 	SELECT run.part, e.ts, e.key::%12$s, e.port, e.value FROM run, %11$I.emissions(run.r[1]) AS e;
 	-- a sensor without readings has no state
@@ -346,7 +431,14 @@ END$q$,
 			HINT = 'Choose beyond_horizon => ''replay'' at set-up to run the sensor again from its first reading.';
 	END LOOP;$q$, ext, q_state, partition_by, eq_op, part_coll, horizon, q_results, partition_by) ELSE '' END,
 		q_ckpt, eq_op, q_results, format(run_cols, 'coalesce(b.segpipe_base, ' || quote_literal(spec::text) || '::' || quote_ident(ext) || '.pipeline)'),
-		rows_sql, q_state, ext, key_type, readings, partition_by, prune_sql);
+		rows_sql, q_state, ext, key_type, readings, partition_by, prune_sql,
+		CASE WHEN watermark IS NULL THEN '' ELSE format($q$
+	-- the heartbeats of a sensor without readings go (as its state does, below)
+	DELETE FROM %1$s AS h
+	WHERE h.%2$I %3$s ANY (parts)
+	  AND NOT EXISTS (SELECT 1 FROM %4$s AS segpipe_new
+	                  WHERE segpipe_new.%2$I %3$s h.%2$I AND segpipe_new.tableoid <> ALL (excluded));$q$,
+		                                                       q_hb, partition_by, eq_op, readings) END);
 	-- (generic plans: a custom plan for each call's arrays was planned again
 	-- on every call, a third of a one-row correction's time)
 	EXECUTE format($q$CREATE FUNCTION %s(parts %s[], since pg_catalog.timestamptz[], excluded pg_catalog.oid[])
@@ -467,16 +559,16 @@ BEGIN
 			USING ERRCODE = 'triggered_action_exception';
 	ELSIF TG_OP = 'UPDATE' THEN
 		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
-		FROM (SELECT u.p, %16$s AS t
+		FROM (SELECT u.p, %17$s AS t
 		      FROM (SELECT segpipe_old.%2$I AS p, segpipe_old.%4$I AS t FROM segpipe_old
 		            UNION ALL SELECT segpipe_new.%2$I, segpipe_new.%4$I FROM segpipe_new) AS u
-		      %17$s) AS c;
+		      %18$s) AS c;
 		IF parts IS NOT NULL THEN
 			PERFORM %15$s(parts, since, '{}');
 		END IF;
 	ELSIF TG_OP = 'DELETE' THEN
 		SELECT pg_catalog.array_agg(c.p), pg_catalog.array_agg(c.t) INTO parts, since
-		FROM (SELECT segpipe_old.%2$I AS p, %18$s AS t FROM segpipe_old %17$s) AS c;
+		FROM (SELECT segpipe_old.%2$I AS p, %19$s AS t FROM segpipe_old %18$s) AS c;
 		IF parts IS NOT NULL THEN
 			PERFORM %15$s(parts, since, '{}');
 		END IF;
@@ -494,7 +586,7 @@ BEGIN
 		           WHERE pg_catalog.strpos(done, ',' || a.relid::pg_catalog.oid::text || ',') > 0) THEN
 			RETURN NULL;
 		END IF;
-		IF TG_NARGS = 0 THEN
+		IF TG_NARGS = 0 THEN%16$s
 			DELETE FROM %12$s;
 			DELETE FROM %10$s;
 			DELETE FROM %1$s;
@@ -510,6 +602,8 @@ END$q$,
 		CASE WHEN late = 'correct' THEN format('m.t <= %I.pipeline_progress(s.state)', ext) ELSE 'false' END,
 		ts, value, v_type, key, eq_op, format(run_cols, 'g.state'), q_ckpt, ext, q_results, key_type,
 		prune_sql, q_correct,
+		CASE WHEN watermark IS NULL THEN '' ELSE format('
+			DELETE FROM %s;', q_hb) END,
 		-- under beyond_horizon 'keep' every changed row is passed, so that
 		-- the correction leaves out those older than the horizon one by one
 		CASE WHEN beyond_horizon = 'keep' THEN 'u.t' ELSE 'pg_catalog.min(u.t)' END,
@@ -554,11 +648,106 @@ END$q$,
 	               nsp, view_t, partition_by, q_results, key_type, ext, q_state);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', nsp, view_t,
 	               format('segpipe: the results in %s, then what each open segment holds (provisional)', q_results));
+
+	-- <results>_close(at): with a watermark, applies to each sensor behind
+	-- at - watermark the heartbeats due since its progress, as the insert
+	-- trigger's sorted SQL applies rows, and records them (watermark section
+	-- at the end)
+	IF watermark IS NOT NULL THEN
+		hb_times := concat_ws(' UNION ',
+			CASE WHEN heartbeat_unit IS NOT NULL
+			     THEN format('SELECT h.h FROM %I.heartbeats(%L::pg_catalog.text, g.segpipe_progress, segpipe_w, %L::pg_catalog.text) AS h(h)',
+			                 ext, heartbeat_unit, heartbeat_zone) END,
+			-- (quiet_heartbeats() stops before its until: the due ones end at
+			-- segpipe_w included)
+			CASE WHEN quiet IS NOT NULL
+			     THEN format('SELECT q.q FROM %1$I.quiet_heartbeats(segpipe_l.%2$I::pg_catalog.timestamptz, segpipe_w + ''1 microsecond''::pg_catalog.interval, %3$L::pg_catalog.interval) AS q(q)',
+			                 ext, ts, quiet) END);
+		EXECUTE format($q$CREATE FUNCTION %1$s(segpipe_at pg_catalog.timestamptz)
+	RETURNS bigint LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET jit = off
+	SET plan_cache_mode = force_generic_plan
+	AS %2$L$q$, format('%I.%I', nsp, close_t), format($q$
+DECLARE
+	parts %1$s[];
+	touched %1$s[];
+	segpipe_w pg_catalog.timestamptz;
+	segpipe_n bigint;
+BEGIN
+	IF segpipe_at IS NULL OR NOT pg_catalog.isfinite(segpipe_at) THEN
+		RAISE EXCEPTION 'invalid time for heartbeats: %%', coalesce(segpipe_at::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'It must be a finite timestamp.';
+	END IF;
+	segpipe_w := segpipe_at - %2$L::pg_catalog.interval;
+	-- the sensors behind the watermark, locked in the order of the state
+	-- table's key, as the triggers lock them (a sensor whose progress is
+	-- infinite has no heartbeats)
+	SELECT pg_catalog.array_agg(q.p ORDER BY q.p) INTO parts
+	FROM (SELECT s.%3$I AS p FROM %4$s AS s
+	      WHERE %5$I.pipeline_progress(s.state) < segpipe_w AND pg_catalog.isfinite(%5$I.pipeline_progress(s.state))
+	      ORDER BY s.%3$I FOR UPDATE OF s) AS q;
+	IF parts IS NULL THEN
+		RETURN 0;
+	END IF;
+	touched := parts;
+	-- each one's heartbeats due (after its progress, up to the watermark),
+	-- each keyed by the key expression over its sensor's latest reading at
+	-- the heartbeat's ts, without a value; run from the state as the insert
+	-- trigger's sorted SQL runs rows, and recorded
+	WITH g AS (
+		SELECT s.%3$I AS segpipe_part, s.state AS segpipe_state, %5$I.pipeline_progress(s.state) AS segpipe_progress
+		FROM %4$s AS s WHERE s.%3$I %6$s ANY (parts)),
+	x AS (
+		SELECT g.segpipe_part AS part, y.ts, NULL::%7$s AS v, y.k
+		FROM g CROSS JOIN LATERAL (
+			SELECT segpipe_new.%8$I AS ts, (
+%9$s
+) AS k
+			FROM (SELECT %10$s
+			      FROM (SELECT * FROM %11$s AS r WHERE r.%3$I %6$s g.segpipe_part
+			            ORDER BY r.%8$I DESC, r.%12$I DESC LIMIT 1) AS segpipe_l,
+			           LATERAL (%13$s) AS segpipe_hb(segpipe_h)
+			      WHERE segpipe_hb.segpipe_h > g.segpipe_progress AND segpipe_hb.segpipe_h <= segpipe_w) AS segpipe_new) AS y),
+	run AS (
+		SELECT g.segpipe_part AS part, %14$s AS r
+		FROM g JOIN x ON x.part %6$s g.segpipe_part
+		GROUP BY g.segpipe_part),
+	saved AS (
+		UPDATE %4$s AS s SET state = %5$I.without_emissions(run.r[1]) FROM run WHERE s.%3$I %6$s run.part),
+	ck AS (
+		INSERT INTO %15$s (%3$I, ts, state)
+		SELECT run.part, %5$I.pipeline_progress(c.s), c.s FROM run, pg_catalog.unnest(run.r[2:]) AS c(s)
+		ON CONFLICT DO NOTHING),
+	hb AS (
+		INSERT INTO %16$s (%3$I, ts, key) SELECT x.part, x.ts, x.k FROM x),
+	em AS (
+		INSERT INTO %17$s (%3$I, ts, key, port, value)
+		SELECT run.part, e.ts, e.key::%18$s, e.port, e.value FROM run, %5$I.emissions(run.r[1]) AS e)
+	SELECT pg_catalog.count(*) INTO segpipe_n FROM x;
+%19$s
+	RETURN segpipe_n;
+END$q$,
+		               part_typ, watermark, partition_by, q_state, ext, eq_op, v_type, ts, key, hb_cols, readings, value,
+		               hb_times, format(run_cols, 'g.segpipe_state'), q_ckpt, q_hb, q_results, key_type, prune_sql));
+		EXECUTE format('COMMENT ON FUNCTION %I.%I(pg_catalog.timestamptz) IS %L', nsp, close_t,
+		               format('segpipe: applies the heartbeats due at a time to the pipelines of %s behind the watermark of %s',
+		                      q_state, watermark));
+		IF schedule IS NOT NULL THEN
+			job := format('segpipe_close_silent %s', q_results);
+			IF octet_length(job) > 63 THEN
+				job := 'segpipe_close_silent ' || md5(q_results);
+			END IF;
+			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+			USING job, schedule, format('SELECT %I.segpipe_close_silent(%L::pg_catalog.regclass)', ext, q_results);
+		END IF;
+	END IF;
 	RETURN ran;
 END
 $fn$;
-COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text, text, interval, text) IS
-	'creates a results table, a state table, a checkpoint table and a real-time view, and triggers that keep them equal to a run over readings on every change; runs the readings already there and returns their number';
+COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text, text, interval, text,
+                                      interval, text, text, interval, text) IS
+	'creates a results table, a state table, a checkpoint table and a real-time view, and triggers that keep them equal to a run over readings (and the heartbeats applied, with a watermark) on every change; runs the readings already there and returns their number';
 
 
 -- The triggers on one relation of maintained readings: the insert trigger
@@ -568,3 +757,116 @@ COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline,
 
 -- 0.7.0: each section below is one change.
 
+
+-- ---- watermark ----
+-- A sensor that goes silent keeps its last segment open until it speaks
+-- again.  segpipe_maintain(watermark => ..., heartbeat_unit, heartbeat_zone
+-- and/or quiet) also makes <results>_heartbeat (the heartbeats applied) and
+-- <results>_close(at) (applies those due at a time); every correction and
+-- rebuild runs the heartbeats applied with the readings, so the results stay
+-- equal to a run over both.  segpipe_close_silent() calls <results>_close;
+-- schedule => ... makes a pg_cron job that calls it.
+CREATE FUNCTION segpipe_close_silent(results regclass, at timestamptz DEFAULT now())
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	nsp name;
+	rel name;
+	fn regprocedure;
+	n bigint;
+BEGIN
+	IF results IS NULL THEN
+		RAISE EXCEPTION 'argument "results" must not be null' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT n_.nspname, c.relname INTO nsp, rel
+	FROM pg_class AS c JOIN pg_namespace AS n_ ON n_.oid = c.relnamespace WHERE c.oid = results;
+	fn := to_regprocedure(format('%I.%I(pg_catalog.timestamptz)', nsp, rel || '_close'));
+	IF fn IS NULL OR NOT coalesce(starts_with(obj_description(fn, 'pg_proc'),
+	                                          format('segpipe: applies the heartbeats due at a time to the pipelines of %I.%I ',
+	                                                 nsp, rel || '_state')), false) THEN
+		fn := to_regprocedure(format('%I.%I()', nsp, rel || '_maintain'));
+		IF fn IS NOT NULL AND coalesce(starts_with(obj_description(fn, 'pg_proc'),
+		                                           format('segpipe: maintains %I.%I from ', nsp, rel)), false) THEN
+			RAISE EXCEPTION '"%" has no watermark', rel USING ERRCODE = 'object_not_in_prerequisite_state',
+				DETAIL = 'It was set up without watermark => ..., so it has no heartbeats to apply.',
+				HINT = 'Run segpipe_unmaintain() and segpipe_maintain() again with a watermark and heartbeats.';
+		END IF;
+		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', rel
+			USING ERRCODE = 'undefined_object',
+			DETAIL = format('There is no function %I.%I(timestamp with time zone) made by segpipe_maintain().', nsp, rel || '_close');
+	END IF;
+	EXECUTE format('SELECT %I.%I($1)', nsp, rel || '_close') INTO n USING $2;
+	RETURN n;
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_close_silent(regclass, timestamptz) IS
+	'applies to each sensor of a results table maintained with a watermark, behind at minus the watermark, the heartbeats due since its progress; returns how many';
+
+-- segpipe_unmaintain() also drops what a watermark adds: <results>_close,
+-- its pg_cron job and, with drop_tables, the heartbeat table.
+CREATE OR REPLACE FUNCTION segpipe_unmaintain(results regclass, drop_tables boolean DEFAULT false)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	nsp name;
+	rel name;
+	fn regprocedure;
+	t record;
+	ext name;
+BEGIN
+	IF results IS NULL OR drop_tables IS NULL THEN
+		RAISE EXCEPTION 'argument "%" must not be null', CASE WHEN results IS NULL THEN 'results' ELSE 'drop_tables' END
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT n.nspname, c.relname INTO nsp, rel
+	FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE c.oid = results;
+	fn := to_regprocedure(format('%I.%I()', nsp, rel || '_maintain'));
+	IF fn IS NULL OR NOT coalesce(starts_with(obj_description(fn, 'pg_proc'),
+	                                          format('segpipe: maintains %I.%I from ', nsp, rel)), false) THEN
+		RAISE EXCEPTION '"%" is not a results table maintained by segpipe', rel
+			USING ERRCODE = 'undefined_object',
+			DETAIL = format('There is no trigger function %I.%I() made by segpipe_maintain().', nsp, rel || '_maintain');
+	END IF;
+	PERFORM set_config('segpipe.dropping_triggers', 'on', true);
+	FOR t IN SELECT g.tgrelid::regclass AS tab, g.tgname FROM pg_trigger AS g
+	         WHERE g.tgfoid = fn
+	            OR (g.tgfoid = (SELECT p.oid FROM pg_proc AS p JOIN pg_extension AS e ON e.extnamespace = p.pronamespace
+	                            WHERE e.extname = 'segpipe' AND p.proname = 'segpipe_insert_trigger') AND g.tgname = rel || '_insert'
+	                AND g.tgrelid IN (SELECT h.tgrelid FROM pg_trigger AS h WHERE h.tgfoid = fn))
+	         ORDER BY g.tgrelid, g.tgname LOOP
+		EXECUTE format('DROP TRIGGER %I ON %s', t.tgname, t.tab);
+	END LOOP;
+	PERFORM set_config('segpipe.dropping_triggers', '', true);
+	EXECUTE format('DROP FUNCTION %s', fn);
+	FOR t IN SELECT p.oid::regprocedure AS f FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+	         WHERE n.nspname = nsp AND p.proname IN (rel || '_correct', rel || '_close')
+	           AND (starts_with(obj_description(p.oid, 'pg_proc'), 'segpipe: runs ')
+	                OR starts_with(obj_description(p.oid, 'pg_proc'), 'segpipe: applies the heartbeats ')) LOOP
+		EXECUTE format('DROP FUNCTION %s', t.f);
+	END LOOP;
+	-- the pg_cron job that set-up made (found by its command), if any
+	IF EXISTS (SELECT 1 FROM pg_extension AS e WHERE e.extname = 'pg_cron') THEN
+		SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
+		WHERE e.extname = 'segpipe';
+		EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job AS j WHERE j.command = $1'
+		USING format('SELECT %I.segpipe_close_silent(%L::pg_catalog.regclass)', ext, format('%I.%I', nsp, rel));
+	END IF;
+	IF drop_tables THEN
+		EXECUTE format('DROP VIEW IF EXISTS %I.%I', nsp, rel || '_realtime');
+		EXECUTE format('DROP TABLE IF EXISTS %I.%I', nsp, rel || '_state');
+		EXECUTE format('DROP TABLE IF EXISTS %I.%I', nsp, rel || '_checkpoint');
+		-- (set up without a watermark, a table of that name is not ours)
+		IF coalesce(starts_with(obj_description(to_regclass(format('%I.%I', nsp, rel || '_heartbeat')), 'pg_class'),
+		                        'segpipe: the heartbeats applied '), false) THEN
+			EXECUTE format('DROP TABLE %I.%I', nsp, rel || '_heartbeat');
+		END IF;
+		EXECUTE format('DROP TABLE %s', results);
+	END IF;
+END
+$fn$;
+COMMENT ON FUNCTION segpipe_unmaintain(regclass, boolean) IS
+	'drops the triggers and functions that segpipe_maintain() made for this results table, and its pg_cron job; with drop_tables, also the results, state, checkpoint and heartbeat tables and the real-time view';

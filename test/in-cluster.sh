@@ -6,8 +6,9 @@
 # picture (README.md, docs/), resource bounds, fuzzing through the server,
 # hostile roles through pg_dump, the spec reader's memory, work counted in
 # instructions, fuzzing outside the server, the client snippets, results
-# maintained on insert, the results-tables recipe (its pg_cron job is
-# scheduled first), META.json, postgres_fdw shards.  Exit status is non-zero
+# maintained on insert, silent sensors closed on time, the results-tables
+# recipe (its pg_cron job is scheduled first), META.json, postgres_fdw
+# shards.  Exit status is non-zero
 # when anything failed.
 #
 # Run by test/run-tests.sh, which prints the list and the summary itself, at
@@ -107,6 +108,7 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"maintained on insert, concurrent inserters:python3 test/integration/maintain_concurrency.py" \
 	"maintained on insert, crash and recovery (a cluster of its own):python3 test/integration/maintain_crash.py" \
 	"maintained results with corrections, randomized (a cluster of its own):/usr/bin/python3 test/integration/maintain_random.py" \
+	"silent sensors closed on time, watermark (a cluster of its own, pg_cron):/usr/bin/python3 test/integration/watermark.py" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/integration/recipe.py" \
 	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/packaging/meta.py" \
 	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py"; do
