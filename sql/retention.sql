@@ -6,6 +6,7 @@
 -- partitions detached and dropped, without changing the results.  Changes
 -- within the horizon are corrected as always.
 \pset null null
+\set SHOW_CONTEXT never
 SET client_min_messages = warning;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
