@@ -39,6 +39,7 @@ OBJS = \
 	src/engine/ops_vector.o \
 	src/engine/sp_rpn.o \
 	src/engine/ops_fused.o \
+	src/engine/ops_burst.o \
 	src/engine/ops_keyed.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \

@@ -120,10 +120,11 @@ typedef struct SpParams
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
-	int32		nvec[3];
-	double	   *vec[3];			/* coefficient arrays */
+	int32		nvec[5];
+	double	   *vec[5];			/* coefficient arrays */
 	const struct SpConfig *sub; /* a nested Pipeline's configuration */
 	const struct SpRpn *rpn;	/* FusedExpression's compiled bytecode */
+	const struct SpRpn *rpn_seg;	/* BurstAggregate's segment predicate */
 	const struct SpConfig *proto;	/* KeyedPipeline's per-key sub-graph */
 } SpParams;
 
@@ -435,7 +436,8 @@ typedef struct SpOpType
 	X(sp_op_fused_expression_vector) \
 	X(sp_op_keyed_pipeline) \
 	X(sp_op_function) \
-	X(sp_op_resampler_hermite)
+	X(sp_op_resampler_hermite) \
+	X(sp_op_burst_aggregate)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
