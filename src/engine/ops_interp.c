@@ -286,7 +286,7 @@ static void
 hermite_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
 	HermiteState *s = state;
-	static const char *const tnames[4] = {"t0", "t1", "t2", "t3"};
+	static const char *const tnames[4] = {"time0", "time1", "time2", "time3"};
 
 	v->i64(v, "n", &s->n);
 	v->i64(v, "next", &s->next);
