@@ -94,6 +94,7 @@ burst_check_params(SpParams *p)
 		.constants = p->vec[1], .n_constants = p->nvec[1],
 		.n_outputs = p->choice,
 		.max_inputs = p->num_ports, .inputs_name = "numInputCols",
+		.constants_name = "aggConstants", .outputs_name = "numAggOutputs",
 	};
 
 	for (int k = 0; k < p->nvec[4]; k++)
