@@ -248,6 +248,18 @@ INSERT INTO mo_specs VALUES
     "segBytecode": [0, 0, 1, 0, 26, 20], "segConstants": [2], "keyColumns": [1], "numAggOutputs": 2, "numInputCols": 2}');
 CREATE FUNCTION mo_em(p pipeline) RETURNS text[] LANGUAGE sql
   AS $$ SELECT ARRAY(SELECT e::text FROM emissions(p) AS e) || ARRAY(SELECT e::text FROM vector_emissions(p) AS e) $$;
+-- mo_agg(spec, vector, lo, hi): pipeline_agg over rows lo..hi, of v or vec.
+CREATE FUNCTION mo_agg(spec pipeline, vector bool, lo int, hi int) RETURNS pipeline LANGUAGE plpgsql AS $$
+DECLARE
+    r pipeline;
+BEGIN
+    IF vector THEN
+        SELECT pipeline_agg(ts, vec, k, spec ORDER BY i) INTO r FROM mo_rows WHERE i BETWEEN lo AND hi;
+    ELSE
+        SELECT pipeline_agg(ts, v, k, spec ORDER BY i) INTO r FROM mo_rows WHERE i BETWEEN lo AND hi;
+    END IF;
+    RETURN r;
+END $$;
 -- emissions: the whole run's, one per output port holding a value at each
 -- of the boundaries that close segments 0, 1 and 2: every spec emits at
 -- each (function_count on both ports) but burst_window, whose segments 0
@@ -257,14 +269,9 @@ SELECT name, count(*) AS cuts,
        bool_and(mo_em(first) || mo_em(resumed) = mo_em(whole)) AS same_emissions,
        max((SELECT count(*) FROM emissions(whole))) AS emissions
 FROM mo_specs, generate_series(1, 19) AS cut,
-  LATERAL (SELECT CASE WHEN vector THEN pipeline_agg(ts, vec, k, spec ORDER BY i)
-                       ELSE pipeline_agg(ts, v, k, spec ORDER BY i) END AS whole FROM mo_rows) AS w,
-  LATERAL (SELECT CASE WHEN vector THEN pipeline_agg(ts, vec, k, spec ORDER BY i)
-                       ELSE pipeline_agg(ts, v, k, spec ORDER BY i) END AS first FROM mo_rows WHERE i <= cut) AS f,
-  LATERAL (SELECT CASE WHEN vector THEN pipeline_agg(ts, vec, k, first::text::pipeline ORDER BY i)
-                       ELSE pipeline_agg(ts, v, k, first::text::pipeline ORDER BY i) END AS resumed
-           FROM mo_rows WHERE i > cut) AS r
-GROUP BY name, vector ORDER BY name;
+  LATERAL (SELECT mo_agg(spec, vector, 1, 20) AS whole, mo_agg(spec, vector, 1, cut) AS first) AS w,
+  LATERAL (SELECT mo_agg(first::text::pipeline, vector, cut + 1, 20) AS resumed) AS r
+GROUP BY name ORDER BY name;
 
 -- The states as stored.  ResamplerHermite over the parabola's rows, as
 -- traced above: the rows at 24, 32, 40 and 41 s (the later row at 41 s,
