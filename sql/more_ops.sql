@@ -246,8 +246,12 @@ INSERT INTO mo_specs VALUES
     "segBytecode": [0, 0, 1, 0, 26, 20], "segConstants": [2], "keyColumns": [1], "numAggOutputs": 2, "numInputCols": 2}'),
   ('burst_window', true, '{"type": "BurstAggregate", "aggBytecode": [0, 0, 35, 2, 20, 22, 0, 20],
     "segBytecode": [0, 0, 1, 0, 26, 20], "segConstants": [2], "keyColumns": [1], "numAggOutputs": 2, "numInputCols": 2}');
+-- mo_em(p), mo_vem(p): emissions(p) and vector_emissions(p) (a vector
+-- port's values), as text.
 CREATE FUNCTION mo_em(p pipeline) RETURNS text[] LANGUAGE sql
-  AS $$ SELECT ARRAY(SELECT e::text FROM emissions(p) AS e) || ARRAY(SELECT e::text FROM vector_emissions(p) AS e) $$;
+  AS $$ SELECT ARRAY(SELECT e::text FROM emissions(p) AS e) $$;
+CREATE FUNCTION mo_vem(p pipeline) RETURNS text[] LANGUAGE sql
+  AS $$ SELECT ARRAY(SELECT e::text FROM vector_emissions(p) AS e) $$;
 -- mo_agg(spec, vector, lo, hi): pipeline_agg over rows lo..hi, of v or vec.
 CREATE FUNCTION mo_agg(spec pipeline, vector bool, lo int, hi int) RETURNS pipeline LANGUAGE plpgsql AS $$
 DECLARE
@@ -266,7 +270,8 @@ END $$;
 -- and 1 end in an open burst after bursts that had no moving average yet.
 SELECT name, count(*) AS cuts,
        bool_and((whole::text::jsonb #- '{state,emissions}') = (resumed::text::jsonb #- '{state,emissions}')) AS same_state,
-       bool_and(mo_em(first) || mo_em(resumed) = mo_em(whole)) AS same_emissions,
+       bool_and(mo_em(first) || mo_em(resumed) = mo_em(whole) AND
+                mo_vem(first) || mo_vem(resumed) = mo_vem(whole)) AS same_emissions,
        max((SELECT count(*) FROM emissions(whole))) AS emissions
 FROM mo_specs, generate_series(1, 19) AS cut,
   LATERAL (SELECT mo_agg(spec, vector, 1, 20) AS whole, mo_agg(spec, vector, 1, cut) AS first) AS w,
