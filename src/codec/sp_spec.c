@@ -550,6 +550,33 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 				op->params.nvec[sp_param_vec_slot(d)] = n;
 				break;
 			}
+		case SP_PARAM_POINTS:
+			{
+				int			n = kind == SPJ_ARRAY ? sp_json_count(j) : -1;
+				int			i = 0;
+				double	   *v;
+
+				if (n < d->min || n > d->max)
+					spec_error(errmsg("\"%s\" must be an array of %.0f to %.0f points",
+									  d->name, d->min, d->max),
+							   errhint("A point is an array of two numbers, [x, y]."));
+				v = keep_alloc0(r, sizeof(double) * 2 * Max(n, 1));
+				for (const SpJsonNode *e = sp_json_first(j); e; e = sp_json_next(j, e), i++)
+				{
+					const SpJsonNode *x = sp_json_first(e);
+					const SpJsonNode *y = x ? sp_json_next(e, x) : NULL;
+
+					if (sp_json_kind(e) != SPJ_ARRAY || sp_json_count(e) != 2 ||
+						sp_json_kind(x) != SPJ_NUMBER || sp_json_kind(y) != SPJ_NUMBER)
+						spec_error(errmsg("element %d of \"%s\" must be a point, an array of two numbers [x, y]",
+										  i + 1, d->name));
+					v[2 * i] = sp_json_number(r->doc, x);
+					v[2 * i + 1] = sp_json_number(r->doc, y);
+				}
+				op->params.vec[sp_param_vec_slot(d)] = v;
+				op->params.nvec[sp_param_vec_slot(d)] = n;
+				break;
+			}
 		case SP_PARAM_INTERVAL:
 			{
 				const char *msg;

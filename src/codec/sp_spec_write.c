@@ -117,6 +117,18 @@ write_operator(StringInfo buf, const SpOperator *op)
 				}
 				appendStringInfoChar(buf, ']');
 				break;
+			case SP_PARAM_POINTS:
+				appendStringInfoChar(buf, '[');
+				for (int i = 0; i < op->params.nvec[sp_param_vec_slot(d)]; i++)
+				{
+					appendStringInfoString(buf, i ? ", [" : "[");
+					sp_write_float8(buf, op->params.vec[sp_param_vec_slot(d)][2 * i]);
+					appendStringInfoString(buf, ", ");
+					sp_write_float8(buf, op->params.vec[sp_param_vec_slot(d)][2 * i + 1]);
+					appendStringInfoChar(buf, ']');
+				}
+				appendStringInfoChar(buf, ']');
+				break;
 			case SP_PARAM_BOOL:
 				memcpy(&ival, field, sizeof(ival));
 				appendStringInfoString(buf, ival ? "true" : "false");

@@ -108,17 +108,17 @@ count_rings(const SpParams *p, int64 *limits)
 }
 
 static bool
-count_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
-			  const double *in, double *out)
+count_step_at_named(const char *name, const SpParams *p, void *state, SpRing *rings,
+					int64 ts, double *out)
 {
 	SpTimeSpan *span = state;
 	SpRing	   *gaps = &rings[0];
 
-	sp_time_order("CountNumber", gaps->count, span->last, ts);
+	sp_time_order(name, gaps->count, span->last, ts);
 	while (sp_span_expires(span, gaps, ts, p->window_us))
 		sp_span_pop(span, gaps);
 	if (!sp_span_push(span, gaps, ts))
-		sp_time_ring_full("CountNumber", p, gaps->limit);
+		sp_time_ring_full(name, p, gaps->limit);
 	if (gaps->count < p->min_rows)
 		return false;
 	*out = (double) gaps->count;
@@ -126,13 +126,26 @@ count_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 }
 
 static bool
-count_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+count_step_named(const char *name, void *state, double *out)
 {
 	int64	   *n = state;
 
-	*n = sp_count_next(*n, SP_MAX_COUNT, "CountNumber");
+	*n = sp_count_next(*n, SP_MAX_COUNT, name);
 	*out = (double) *n;
 	return true;
+}
+
+static bool
+count_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+			  const double *in, double *out)
+{
+	return count_step_at_named("CountNumber", p, state, rings, ts, out);
+}
+
+static bool
+count_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	return count_step_named("CountNumber", state, out);
 }
 
 static void
@@ -169,6 +182,40 @@ const SpOpType sp_op_count_number = {
 	.step = count_step,
 	.timed = sp_window_in_time,
 	.step_at = count_step_at,
+	.visit = count_visit,
+	.check_state = count_check,
+};
+
+/*
+ * CountBoolean: CountNumber over a boolean port (the original's two count
+ * the messages of either type); its parameters, state and reset are
+ * CountNumber's.
+ */
+
+static bool
+count_boolean_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+					  const double *in, double *out)
+{
+	return count_step_at_named("CountBoolean", p, state, rings, ts, out);
+}
+
+static bool
+count_boolean_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	return count_step_named("CountBoolean", state, out);
+}
+
+const SpOpType sp_op_count_boolean = {
+	.name = "CountBoolean",
+	.params = count_params,
+	.nin = 1,
+	.in_type = SP_PORT_BOOLEAN,
+	.check_params = count_check_params,
+	.state_size = count_state_size,
+	.rings = count_rings,
+	.step = count_boolean_step,
+	.timed = sp_window_in_time,
+	.step_at = count_boolean_step_at,
 	.visit = count_visit,
 	.check_state = count_check,
 };

@@ -120,10 +120,11 @@ typedef struct SpParams
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
-	int32		nvec[3];
-	double	   *vec[3];			/* coefficient arrays */
+	int32		nvec[5];
+	double	   *vec[5];			/* coefficient arrays */
 	const struct SpConfig *sub; /* a nested Pipeline's configuration */
 	const struct SpRpn *rpn;	/* FusedExpression's compiled bytecode */
+	const struct SpRpn *rpn_seg;	/* BurstAggregate's segment predicate */
 	const struct SpConfig *proto;	/* KeyedPipeline's per-key sub-graph */
 } SpParams;
 
@@ -134,7 +135,10 @@ typedef enum SpParamKind
 	SP_PARAM_VECTOR,			/* array of finite numbers, length in [min, max] */
 	SP_PARAM_CHOICE,			/* one of the words in 'choices' */
 	SP_PARAM_INTERVAL,			/* a duration (sp_time.h), as int64 microseconds */
-	SP_PARAM_BOOL				/* JSON true or false, as int32 1 or 0 */
+	SP_PARAM_BOOL,				/* JSON true or false, as int32 1 or 0 */
+	SP_PARAM_POINTS				/* array of [x, y] pairs of finite numbers, count
+								 * in [min, max]: vec[slot] holds x0, y0, x1, y1,
+								 * ..., nvec[slot] the count of pairs */
 } SpParamKind;
 
 typedef struct SpParamDef
@@ -351,6 +355,7 @@ typedef struct SpOpType
 	X(sp_op_identity) \
 	X(sp_op_cumulative_sum) \
 	X(sp_op_count_number) \
+	X(sp_op_count_boolean) \
 	X(sp_op_max_tracker) \
 	X(sp_op_min_tracker) \
 	X(sp_op_moving_average) \
@@ -429,7 +434,10 @@ typedef struct SpOpType
 	X(sp_op_top_k) \
 	X(sp_op_fused_expression) \
 	X(sp_op_fused_expression_vector) \
-	X(sp_op_keyed_pipeline)
+	X(sp_op_keyed_pipeline) \
+	X(sp_op_function) \
+	X(sp_op_resampler_hermite) \
+	X(sp_op_burst_aggregate)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

@@ -544,8 +544,9 @@ sp_rpn_compile(const SpRpnSource *src)
 		bytecode_error("The bytecode has %d END opcodes; a segment bytecode is one expression, ending in its one END.",
 					   ends);
 	if (ends != src->n_outputs)
-		bytecode_error("The bytecode has %d END opcode%s; \"numOutputs\" is %d.",
-					   ends, ends == 1 ? "" : "s", src->n_outputs);
+		bytecode_error("The bytecode has %d END opcode%s; \"%s\" is %d.",
+					   ends, ends == 1 ? "" : "s",
+					   src->outputs_name ? src->outputs_name : "numOutputs", src->n_outputs);
 	prog->n_outputs = ends;
 
 	/* every slot has one owner; STATE_LOAD reads an owned slot */

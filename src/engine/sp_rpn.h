@@ -75,6 +75,7 @@ typedef struct SpRpnSource
 	const double *coefficients;
 	int			n_coefficients;
 	int			n_outputs;		/* END opcodes the bytecode must have */
+	const char *outputs_name;	/* what n_outputs is (NULL: "numOutputs") */
 	int			max_inputs;		/* INPUT indexes must be below it; -1: any,
 								 * the caller checks at run time */
 	const char *inputs_name;	/* what max_inputs counts ("numPorts") */

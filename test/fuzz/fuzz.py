@@ -95,6 +95,14 @@ SEEDS = [
     '{"from": "c", "to": "n"}], "entryOperator": "c", "outputMappings": {"n": {"o1": "o1"}}}',
     # the bytecode over a vector's lanes; rows routed by key to instances of a prototype
     '{"type": "FusedExpressionVector", "numOutputs": 2, "bytecode": [0, 1, 0, 0, 3, 20, 0, 0, 35, 2, 20]}',
+    # the original's others: a count of booleans, a function of points, a spline on a grid, bursts
+    '{"type": "Pipeline", "output_port_types": ["number", "number", "number"], "operators": [{"type": "Function", "id": "f", '
+    '"points": [[0, 1], [2, -1], [5, 3]]}, {"type": "CompareGT", "id": "c", "value": 0}, {"type": "CountBoolean", "id": "n", '
+    '"window": "3 s"}, {"type": "ResamplerHermite", "id": "h", "interval": "2 s", "t0": 1}], '
+    '"connections": [{"from": "f", "to": "c"}, {"from": "c", "to": "n"}, {"from": "f", "to": "h"}], '
+    '"entryOperator": "f", "outputMappings": {"f": {"o1": "o1"}, "n": {"o1": "o2"}, "h": {"o1": "o3"}}}',
+    '{"type": "BurstAggregate", "aggBytecode": [0, 1, 21, 0, 22, 2, 5, 20, 0, 1, 35, 2, 20], "aggConstants": [], '
+    '"segBytecode": [0, 0, 1, 0, 26, 20], "segConstants": [0], "keyColumns": [0], "numAggOutputs": 2, "numInputCols": 2}',
     KEYED_MA,
     '{"type": "KeyedPipeline", "keyColumnIndices": [1, 0], "prototype": {"operators": [{"type": "FusedExpressionVector", "id": "f", '
     '"numOutputs": 1, "bytecode": [0, 0, 21, 0, 20]}], "entry": {"operator": "f"}, "output": {"operator": "f"}}}',
@@ -180,12 +188,14 @@ STATE_SEEDS.append(('{"type": "FusedExpression", "numPorts": 1, "numOutputs": 2,
 STATE_SEEDS.append(('{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "Pipeline", "id": "seg", "input_port_types": ["vector_number"], "output_port_types": ["vector_number"], "operators": [{"type": "VectorProject", "id": "p", "indices": [1, 0]}], "segmentBytecode": [0, 2, 20]}], "entryOperator": "seg", "outputMappings": {"seg": {"o1": "o1"}}}', '{"key_type": "integer", "key": "1", "progress": "2026-01-02 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [null], "operators": {"seg": {"has_key": 1, "key": 5, "buffered": [1], "buffer": [2], "buffer_o1": [1, 20]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "FusedExpressionVector", "numOutputs": 1, "bytecode": [0, 0, 21, 0, 20]}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [[4]], "operators": {"op1": {"CUMSUM@3/sum": 4, "CUMSUM@3/sum_err": 0}}, "emissions": []}'))
 STATE_SEEDS.append((KEYED_MA, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [[1, 2]], "operators": {"op1": {"keys": 2, "1/key": [1], "1/ma/nan": 0, "1/ma/pinf": 0, "1/ma/ninf": 0, "1/ma/sum": 4, "1/ma/sum_err": 0, "1/ma/values": [1, 3], "2/key": ["NaN"], "2/ma/nan": 0, "2/ma/pinf": 0, "2/ma/ninf": 0, "2/ma/sum": 5, "2/ma/sum_err": 0, "2/ma/values": [5]}}, "emissions": []}'))
+STATE_SEEDS.append(('{"type": "ResamplerHermite", "interval": "6 s"}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 5, "discarded": 0, "late": 0, "buffer": [3.0625], "operators": {"op1": {"n": 4, "next": -946684804000000, "time0": -946684824000000, "time1": -946684816000000, "time2": -946684808000000, "time3": -946684800000000, "values": [0, 1, 4, 9]}}, "emissions": []}'))
+STATE_SEEDS.append(('{"type": "BurstAggregate", "aggBytecode": [0, 0, 21, 0, 22, 2, 5, 20], "segBytecode": [0, 0, 7, 1, 0, 26, 20], "segConstants": [0], "numAggOutputs": 1, "numInputCols": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [[2]], "operators": {"op1": {"seen": 1, "predicate": 0, "valid": 1, "aggregates": [0], "agg/CUMSUM@3/sum": 0, "agg/CUMSUM@3/sum_err": 0, "agg/COUNT@5/n": 1}}, "emissions": []}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
           '"key_type"', '"integer"', '"NaN"', '"2262-01-01 00:00:00+00"', '"infinity"',
           '"boolean"', '"vector_number"', '"vector_boolean"', '"segmentBytecode"', '"buffer_o1"', '"entries"', '"keys"', '"1/key"', '"prototype"', '[[', '1025', '"window_size"', '"operators"', '"connections"', '\u00e9',
-          '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"']
+          '\u2028', '[' * 70, ']' * 70, '44', '65535', '"bytecode"', '"numOutputs"', '"points"', '"aggBytecode"', '"segBytecode"', '"numInputCols"', '"keyColumns"']
 
 
 def pick(rng):

@@ -57,6 +57,8 @@ OPS = [{"type": "Identity"}, {"type": "CumulativeSum"}, {"type": "CountNumber"},
        {"type": "Scale", "value": 0.5}, {"type": "StandardDeviation", "window": "2 s", "min_rows": 2},
        {"type": "TimeWeightedAverage", "method": "linear"}, {"type": "Integral"},
        {"type": "MovingKeyCount", "window_size": 3}, {"type": "ResamplerConstant", "interval": "2 s"},
+       {"type": "ResamplerHermite", "interval": "2 s"}, {"type": "ResamplerHermite", "interval": "3 s", "t0": 0},
+       {"type": "CountBoolean", "window": "3 s"},
        {"type": "FusedExpression", "numPorts": 1, "numOutputs": 1,
         "bytecode": [0, 0, 21, 0, 22, 2, 5, 0, 0, 38, 3, 2, 0, 0, 37, 3, 0, 0, 42, 0, 2, 2, 2, 20],
         "coefficients": [0.5, -0.25]}]
@@ -79,6 +81,8 @@ SPECS = [(json.dumps(o), 1) for o in OPS] + [
                  "outputMappings": {"p": {"o1": "o1"}, "m": {"o1": "o2"}}}), 0),
     (json.dumps({"type": "FusedExpressionVector", "numOutputs": 2,
                  "bytecode": [0, 0, 21, 0, 20, 0, 1, 35, 2, 20]}), 0),
+    (json.dumps({"type": "BurstAggregate", "aggBytecode": [0, 0, 21, 0, 20, 0, 2, 35, 2, 20],
+                 "segBytecode": [0, 1, 20], "keyColumns": [1], "numAggOutputs": 2, "numInputCols": 3}), 0),
     (json.dumps({"type": "KeyedPipeline", "key_index": 1, "maxKeys": 4, "prototype": {
         "operators": [{"type": "VectorExtract", "id": "e", "index": 0},
                       {"type": "MovingAverage", "id": "m", "window_size": 2}],

@@ -10,7 +10,8 @@ chain may also be a small mesh around an operator that needs more than
 one number port: a Multiplexer or a Demultiplexer with comparisons on
 their control ports, a DurationTrue behind a comparison, a nested Pipeline
 keyed by the sign of its input, a FusedExpression of random stateful
-opcodes (FUSED below), a stretch of vectors (VectorCompose, TopK,
+opcodes (FUSED below) or a BurstAggregate of them per sign, a CountBoolean
+behind a comparison, a stretch of vectors (VectorCompose, TopK,
 VectorExtract; a FusedExpressionVector of the same bytecodes; a
 KeyedPipeline of a random operator per sign of the value), or a nested
 Pipeline on vectors, keyed on its control port or by a segment bytecode.
@@ -60,6 +61,8 @@ def operator(rng):
         dict(rng.choice([{"type": "WindowMinMax", "mode": "max"}, {"type": "MovingAverage"}, {"type": "MovingSum"}, {"type": "StandardDeviation"}, {"type": "CountNumber"}]), window="%d s" % w, min_rows=rng.randint(1, 2)),
         {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"])}, {"type": "Integral", "unit": rng.choice(["1 s", "1 min"])}, {"type": rng.choice(["CounterIncrease", "CounterRate"])},
         {"type": "MovingKeyCount", "window_size": w}, {"type": "ResamplerConstant", "interval": "%d s" % w, "snapFirst": rng.randint(0, 1)},
+        dict({"type": "ResamplerHermite", "interval": "%d s" % w}, **rng.choice([{}, {"t0": 1}])),
+        {"type": "Function", "points": [[-500, 3], [0, -1], [250, 7]]},
     ])
 
 
@@ -93,8 +96,14 @@ def link(rng, p):
                 "descending": rng.choice(["true", "false"])},
                {"type": "VectorExtract", "id": p, "index": 0}]
         return ops, [{"from": p + "v", "to": p + "t"}, {"from": p + "t", "to": p}], p + "v", p
-    if r < 0.61:
+    if r < 0.58:
         return [dict(fused(rng), id=p)], [], p, p
+    if r < 0.61:    # bursts of one sign of the value, one of FUSED (those without coefficients) over each
+        b = {"type": "BurstAggregate", "id": p + "b", "aggBytecode": rng.choice([f for f in FUSED if 42 not in f]),
+             "aggConstants": [0.5], "segBytecode": [0, 0, 15, 20], "numAggOutputs": 1, "numInputCols": 1}
+        ops = [{"type": "VectorCompose", "id": p + "v", "numPorts": 1}, b,
+               {"type": "VectorExtract", "id": p, "index": 0}]
+        return ops, [{"from": p + "v", "to": p + "b"}, {"from": p + "b", "to": p}], p + "v", p
     v = p + "v"
     if r < 0.63:    # the same bytecode over lane 0 of a one-lane vector
         f = dict(fused(rng), type="FusedExpressionVector", id=p + "f")
@@ -137,6 +146,10 @@ def link(rng, p):
                 {"from": p + "lt", "to": p + "d", "toPort": "c2"},
                 {"from": p + "d", "fromPort": rng.choice(["o1", "o2"]), "to": p}]
         return ops, cons, x, p
+    if r < 0.83:    # how many rows (of a window of time, or all) since the segment's start
+        ops = [{"type": "CompareGT", "id": x, "value": a},
+               dict({"type": "CountBoolean", "id": p}, **rng.choice([{}, {"window": "2 s"}]))]
+        return ops, [{"from": x, "to": p}], x, p
     if r < 0.86:    # how long the value was above a
         ops = [{"type": "CompareGT", "id": x, "value": a},
                {"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}]
