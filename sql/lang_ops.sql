@@ -183,6 +183,19 @@ SELECT '{"type": "ResamplerConstant", "interval": "10 s", "t0": 1767225603.5}'::
 SELECT i, segment_agg(at(s), v, k, '{"type": "ResamplerConstant", "interval": "10 s"}') OVER (ORDER BY i)
 FROM (VALUES (1, 0, 1, 'a'), (2, 10, 2, 'a'), (3, 25, 5, 'b'), (4, 26, NULL, 'c')) AS t(i, s, v, k);
 
+-- Near the end of timestamptz (294276 AD), a grid point past the last
+-- timestamp is no point: with an interval of 100000 days the first row's
+-- next point is beyond, no row passes one, and the segment closed at the
+-- partition's end emits nothing; with 10 days, the row of 11 December is on
+-- the grid (2), that of 31 December passes the 21st (2 held) and is on the
+-- 31st (3), whose next point, 10 January 294277, is beyond: 3.
+SELECT i, segment_agg(ts, v, 1, '{"type": "ResamplerConstant", "interval": "100000 days"}', true) OVER (ORDER BY i)
+FROM (VALUES (1, timestamptz '294276-12-01 00:00+00', 1), (2, '294276-12-30 00:00+00', 2),
+             (3, '294276-12-31 00:00+00', 3)) AS t(i, ts, v);
+SELECT i, segment_agg(ts, v, 1, '{"type": "ResamplerConstant", "interval": "10 days"}', true) OVER (ORDER BY i)
+FROM (VALUES (1, timestamptz '294276-12-01 00:00+00', 1), (2, '294276-12-11 00:00+00', 2),
+             (3, '294276-12-31 00:00+00', 3)) AS t(i, ts, v);
+
 -- TimestampExtract: the row's timestamp in seconds since the Unix epoch
 -- (2026-01-01 00:00:00 UTC is 1767225600).
 SELECT trace_at('{"type": "TimestampExtract"}', '{0, 5, 7}', '{1, NaN, 3}');

@@ -178,28 +178,6 @@ hermite_timed(const SpParams *p)
 	return true;
 }
 
-/* t0 as a TimestampTz, exact to the microsecond */
-static int64
-hermite_t0(const SpParams *p)
-{
-	return (int64) rint(p->value * 1e6) -
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SP_USECS_PER_DAY;
-}
-
-/*
- * base + steps, or PG_INT64_MAX when beyond: a grid point past every
- * timestamp, which no row reaches.  Differences of timestamps are taken
- * in uint64, exact for a later minus an earlier one: a segment may span
- * 4714 BC to 294276 AD, more than int64 holds.
- */
-static int64
-grid_add(int64 base, uint64 steps)
-{
-	uint64		room = (uint64) PG_INT64_MAX - (uint64) base;
-
-	return steps > room ? PG_INT64_MAX : (int64) ((uint64) base + steps);
-}
-
 /* the first grid point at or after t */
 static int64
 hermite_first_point(const SpParams *p, int64 t)
@@ -209,10 +187,10 @@ hermite_first_point(const SpParams *p, int64 t)
 
 	if (isnan(p->value))
 		return t;
-	t0 = hermite_t0(p);
+	t0 = sp_grid_t0(p->value);
 	if (t <= t0)
 		return t0;
-	return grid_add(t0, (((uint64) t - (uint64) t0 + dt - 1) / dt) * dt);
+	return sp_grid_add(t0, (((uint64) t - (uint64) t0 + dt - 1) / dt) * dt);
 }
 
 static double
@@ -278,7 +256,7 @@ hermite_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	g = (int64) ((uint64) s->next +
 				 (((uint64) s->t[2] - (uint64) s->next) / dt) * dt);
 	*out = hermite_at(s, g);
-	s->next = grid_add(g, dt);
+	s->next = sp_grid_add(g, dt);
 	return true;
 }
 
@@ -326,7 +304,7 @@ hermite_check(const SpParams *p, const void *state, const SpRing *rings)
 	extra = p->window_us;
 	if (!isnan(p->value))
 	{
-		int64		t0 = hermite_t0(p);
+		int64		t0 = sp_grid_t0(p->value);
 
 		if (t0 > s->t[2])
 			extra = Max(extra, t0 - s->t[2]);
@@ -336,7 +314,7 @@ hermite_check(const SpParams *p, const void *state, const SpRing *rings)
 			((uint64) s->next - (uint64) t0) % (uint64) p->window_us != 0)
 			return "next is not a point of t0's grid";
 	}
-	if (s->next > grid_add(s->t[2], (uint64) extra))
+	if (s->next > sp_grid_add(s->t[2], (uint64) extra))
 		return "next is not a grid point after t2";
 	return NULL;
 }

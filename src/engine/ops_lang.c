@@ -379,14 +379,6 @@ resampler_timed(const SpParams *p)
 	return true;
 }
 
-/* t0 as a TimestampTz, exact to the microsecond */
-static int64
-resampler_t0(const SpParams *p)
-{
-	return (int64) rint(p->value * 1e6) -
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SP_USECS_PER_DAY;
-}
-
 static bool
 resampler_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 				  const double *in, double *out)
@@ -398,16 +390,17 @@ resampler_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	sp_time_order("ResamplerConstant", s->n, s->last, ts);
 	if (s->n == 0)
 	{
+		/* (past the last timestamp, the grid has no more points) */
 		if (isnan(p->value))
-			s->next = ts + dt;
+			s->next = sp_grid_add(ts, dt);
 		else
 		{
-			int64		t0 = resampler_t0(p);
+			int64		t0 = sp_grid_t0(p->value);
 
 			if (ts < t0)
 				s->next = t0;
 			else
-				s->next = t0 + ((ts - t0) / dt + (p->choice ? 0 : 1)) * dt;
+				s->next = sp_grid_add(t0, (((uint64) ts - (uint64) t0) / dt + (p->choice ? 0 : 1)) * dt);
 		}
 		s->n = 1;
 		s->last = ts;
@@ -420,17 +413,17 @@ resampler_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	if (s->next < ts)
 	{
 		/* the grid points in [next, ts): the latest takes the held value */
-		int64		k = (ts - s->next - 1) / dt + 1;
+		uint64		k = ((uint64) ts - (uint64) s->next - 1) / dt + 1;
 
 		*out = s->held;
 		emit = true;
-		s->next += k * dt;
+		s->next = sp_grid_add(s->next, k * dt);
 	}
 	if (s->next == ts)
 	{
 		*out = in[0];
 		emit = true;
-		s->next += dt;
+		s->next = sp_grid_add(s->next, dt);
 	}
 	s->held = in[0];
 	s->last = ts;
@@ -461,10 +454,18 @@ resampler_check(const SpParams *p, const void *state, const SpRing *rings)
 	if (!IS_VALID_TIMESTAMP(s->last))
 		return "last is not a timestamp";
 	/* after a row, the next grid point is after it, and at most t0 or one interval away */
-	if (s->next <= s->last ||
-		s->next - s->last > Max(p->window_us,
-								isnan(p->value) ? 0 : resampler_t0(p) - s->last))
+	if (s->next <= s->last)
 		return "next is not a grid point after last";
+	else
+	{
+		int64		t0 = isnan(p->value) ? PG_INT64_MIN : sp_grid_t0(p->value);
+		uint64		reach = (uint64) p->window_us;
+
+		if (t0 > s->last)
+			reach = Max(reach, (uint64) t0 - (uint64) s->last);
+		if (s->next > sp_grid_add(s->last, reach))
+			return "next is not a grid point after last";
+	}
 	return NULL;
 }
 

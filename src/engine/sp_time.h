@@ -11,6 +11,9 @@
 #ifndef SP_TIME_H
 #define SP_TIME_H
 
+#include <math.h>
+
+#include "datatype/timestamp.h"
 #include "sp_compat.h"
 #include "sp_operator.h"
 
@@ -36,6 +39,31 @@ extern const char *sp_duration_parse(const char *text, int64 *us);
 
 /* The canonical text of a duration, HH:MM:SS[.ffffff], palloc'd. */
 extern char *sp_duration_text(int64 us);
+
+/*
+ * The resamplers' grids.  A grid's t0 is given as seconds since 1970-01-01
+ * 00:00 UTC: as a TimestampTz, exact to the microsecond.
+ */
+static inline int64
+sp_grid_t0(double seconds)
+{
+	return (int64) rint(seconds * 1e6) -
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SP_USECS_PER_DAY;
+}
+
+/*
+ * base + steps, or PG_INT64_MAX when beyond: a grid point past every
+ * timestamp, which no row reaches.  Differences of timestamps are taken
+ * in uint64, exact for a later minus an earlier one: a segment may span
+ * 4714 BC to 294276 AD, more than int64 holds.
+ */
+static inline int64
+sp_grid_add(int64 base, uint64 steps)
+{
+	uint64		room = (uint64) PG_INT64_MAX - (uint64) base;
+
+	return steps > room ? PG_INT64_MAX : (int64) ((uint64) base + steps);
+}
 
 /*
  * A timed operator's rows must come in the order of their timestamps:
