@@ -575,6 +575,24 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 			ival = sp_json_bool(r->doc, j) ? 1 : 0;
 			memcpy(field, &ival, sizeof(ival));
 			break;
+		case SP_PARAM_PORT_TYPES:
+			{
+				SpPortType *types;
+				int			n;
+				double	   *v;
+
+				n = read_port_types(r, j, d->name, &types);
+				if (n < d->min || n > d->max)
+					spec_error(errmsg("\"%s\" must list %.0f to %.0f port types",
+									  d->name, d->min, d->max),
+							   errdetail("It lists %d.", n));
+				v = keep_alloc0(r, sizeof(double) * n);
+				for (int i = 0; i < n; i++)
+					v[i] = types[i];
+				op->params.vec[sp_param_vec_slot(d)] = v;
+				op->params.nvec[sp_param_vec_slot(d)] = n;
+				break;
+			}
 		case SP_PARAM_CHOICE:
 			for (ival = 0; kind == SPJ_STRING && d->choices[ival]; ival++)
 				if (sp_json_string_eq(r->doc, j, d->choices[ival]))

@@ -117,6 +117,16 @@ write_operator(StringInfo buf, const SpOperator *op)
 				}
 				appendStringInfoChar(buf, ']');
 				break;
+			case SP_PARAM_PORT_TYPES:
+				appendStringInfoChar(buf, '[');
+				for (int i = 0; i < op->params.nvec[sp_param_vec_slot(d)]; i++)
+				{
+					if (i)
+						appendStringInfoString(buf, ", ");
+					escape_json(buf, sp_port_type_name((SpPortType) op->params.vec[sp_param_vec_slot(d)][i]));
+				}
+				appendStringInfoChar(buf, ']');
+				break;
 			case SP_PARAM_BOOL:
 				memcpy(&ival, field, sizeof(ival));
 				appendStringInfoString(buf, ival ? "true" : "false");
