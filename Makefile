@@ -41,6 +41,7 @@ OBJS = \
 	src/engine/ops_keyed.o \
 	src/engine/ops_join.o \
 	src/engine/ops_variable.o \
+	src/engine/ops_trigger.o \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \

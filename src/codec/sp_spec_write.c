@@ -72,6 +72,19 @@ write_prototype(StringInfo buf, const SpConfig *sub)
 	appendStringInfo(buf, ", \"port\": \"o%d\"}}", sub->out_port[0] + 1);
 }
 
+/* A TriggerSet's mesh, in the original's form. */
+static void
+write_trigger_set(StringInfo buf, const SpConfig *sub)
+{
+	appendStringInfoString(buf, ", ");
+	write_operators(buf, sub);
+	appendStringInfoString(buf, ", \"entryOperator\": ");
+	escape_json(buf, sub->ops[sub->entry].id);
+	appendStringInfoString(buf, ", \"outputOperator\": {\"id\": ");
+	escape_json(buf, sub->ops[sub->out_op[0]].id);
+	appendStringInfo(buf, ", \"port\": \"o%d\"}", sub->out_port[0] + 1);
+}
+
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
@@ -141,7 +154,9 @@ write_operator(StringInfo buf, const SpOperator *op)
 				break;
 		}
 	}
-	if (op->params.proto != NULL)
+	if (op->type == &sp_op_trigger_set)
+		write_trigger_set(buf, op->params.proto);
+	else if (op->params.proto != NULL)
 		write_prototype(buf, op->params.proto);
 	appendStringInfoChar(buf, '}');
 }

@@ -444,7 +444,8 @@ typedef struct SpOpType
 	X(sp_op_keyed_pipeline) \
 	X(sp_op_join) \
 	X(sp_op_variable) \
-	X(sp_op_keyed_variable)
+	X(sp_op_keyed_variable) \
+	X(sp_op_trigger_set)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
