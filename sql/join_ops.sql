@@ -370,6 +370,16 @@ FROM (VALUES
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": {"id": "i", "prot": "o1"}}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [], "entryOperator": "i", "outputOperator": "i"}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": "i", "outputMappings": {}}')) AS t(s);
+-- The state cap (64 MiB, rings full): a TriggerSet's mesh counts as its
+-- operators do, so nine moving averages of 1000000 values (8 MB each) are
+-- refused (54000) and one is not; a KeyedVariable's map counts maxKeys
+-- pairs, 1 MiB at most.
+SELECT jtry(format('SELECT %L::pipeline', s))
+FROM (VALUES ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "MovingAverage", "id": "m1", "window_size": 1000000}, {"type": "MovingAverage", "id": "m2", "window_size": 1000000}, {"type": "MovingAverage", "id": "m3", "window_size": 1000000}, {"type": "MovingAverage", "id": "m4", "window_size": 1000000}, {"type": "MovingAverage", "id": "m5", "window_size": 1000000}, {"type": "MovingAverage", "id": "m6", "window_size": 1000000}, {"type": "MovingAverage", "id": "m7", "window_size": 1000000}, {"type": "MovingAverage", "id": "m8", "window_size": 1000000}, {"type": "MovingAverage", "id": "m9", "window_size": 1000000}], "connections": [{"from": "m1", "to": "m2"}, {"from": "m2", "to": "m3"}, {"from": "m3", "to": "m4"}, {"from": "m4", "to": "m5"}, {"from": "m5", "to": "m6"}, {"from": "m6", "to": "m7"}, {"from": "m7", "to": "m8"}, {"from": "m8", "to": "m9"}], "entryOperator": "m1", "outputOperator": "m9"}'), ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "MovingAverage", "id": "m1", "window_size": 1000000}], "entryOperator": "m1", "outputOperator": "m1"}'), ('{"type": "Pipeline", "input_port_types": ["vector_number"], "output_port_types": ["boolean"],
+   "operators": [{"type": "VectorProject", "id": "in", "indices": [0, 1]}, {"type": "VectorExtract", "id": "q", "index": 0},
+                 {"type": "KeyedVariable", "id": "kv", "maxKeys": 65536}],
+   "connections": [{"from": "in", "to": "kv"}, {"from": "in", "to": "q"}, {"from": "q", "to": "kv", "toPort": "c1"}],
+   "entryOperator": "in", "outputMappings": {"kv": {"o1": "o1"}}}')) AS t(s);
 -- Its state: its mesh's operators' fields, "<id>/<field>"; a fired
 -- TriggerSet's is the initial one.
 SELECT jstate(spec, '{{1}, {2}}', '{1, 1}')::jsonb -> 'state' -> 'operators' AS two_rows,
