@@ -1,7 +1,8 @@
 /*
  * ops_join.c
  *	  Join: the values of its ports, passed on together on the rows where
- *	  every port received one (docs/reference.md, "Join").
+ *	  every port received one (docs/reference.md, "Join, Variable and
+ *	  KeyedVariable").
  *
  * The original's Join buffers each port's messages and passes on those of
  * a timestamp every port has, dropping the older ones.  In segpipe a row's

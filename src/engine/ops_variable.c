@@ -1,7 +1,8 @@
 /*
  * ops_variable.c
  *	  Variable and KeyedVariable: values held from the rows that set them,
- *	  answered on the rows that ask (docs/reference.md, "Variables").
+ *	  answered on the rows that ask (docs/reference.md, "Join, Variable
+ *	  and KeyedVariable").
  *
  * Both run on a row when any of their ports received a value (step_some):
  * an update, a query, or both, the update first.  The original holds a
