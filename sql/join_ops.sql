@@ -353,7 +353,9 @@ SELECT ('{"type": "Pipeline",
 -- Refused specs: an unknown port type, no entry or output, an unknown
 -- operator as either, an output port it does not have, the entry's port of
 -- another type, the output of another type, an unconnected port, an
--- unknown connection, a field of "outputOperator" misspelt, no operators.
+-- unknown connection, a field of "outputOperator" misspelt, an
+-- "outputOperator" neither an id nor an object, no operators, a pipeline's
+-- field.
 SELECT jtry(format('SELECT %L::pipeline', s))
 FROM (VALUES
   ('{"type": "TriggerSet", "input_port_type": "invalid_type", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": "i"}'),
@@ -368,6 +370,7 @@ FROM (VALUES
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Addition", "id": "a"}], "entryOperator": "a", "outputOperator": "a"}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "connections": [{"from": "i", "to": "ghost"}], "entryOperator": "i", "outputOperator": "i"}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": {"id": "i", "prot": "o1"}}'),
+  ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": 1}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [], "entryOperator": "i", "outputOperator": "i"}'),
   ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": [{"type": "Identity", "id": "i"}], "entryOperator": "i", "outputOperator": "i", "outputMappings": {}}')) AS t(s);
 -- The state cap (64 MiB, rings full): a TriggerSet's mesh counts as its

@@ -824,9 +824,7 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 	if (oj == NULL)
 		spec_error(errmsg("\"outputOperator\" is required"),
 				   errdetail("A TriggerSet names its output operator as an id or as {\"id\": id, \"port\": \"o1\"}."));
-	if (sp_json_kind(oj) == SPJ_STRING)
-		out = require_op(r, sp_json_string(r->doc, oj), "outputOperator");
-	else if (sp_json_kind(oj) == SPJ_OBJECT)
+	if (sp_json_kind(oj) == SPJ_OBJECT)
 	{
 		const SpJsonNode *pt;
 
@@ -836,8 +834,12 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 		out = require_op(r, sp_json_string(r->doc, string_member(r, oj, "id", true)), "outputOperator");
 	}
 	else
-		spec_error(errmsg("\"outputOperator\" must be a string or a JSON object, not %s",
-						  sp_json_kind_name(sp_json_kind(oj))));
+	{
+		if (sp_json_kind(oj) != SPJ_STRING)
+			spec_error(errmsg("\"outputOperator\" must be a string or a JSON object, not %s",
+							  sp_json_kind_name(sp_json_kind(oj))));
+		out = require_op(r, sp_json_string(r->doc, oj), "outputOperator");
+	}
 	out_op = &sub->ops[out];
 	sub->n_out = 1;
 	sub->out_op = keep_alloc0(r, sizeof(int));
