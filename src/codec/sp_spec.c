@@ -45,6 +45,9 @@ static const char *const connection_fields[] = {
 };
 static const char *const operator_fields[] = {"type", "id", NULL};
 static const char *const keyed_fields[] = {"type", "id", "prototype", NULL};
+static const char *const trigger_fields[] = {"type", "id", "operators", "connections", "entryOperator",
+"outputOperator", NULL};
+static const char *const trigger_output_fields[] = {"id", "port", NULL};
 static const char *const prototype_fields[] = {"operators", "connections", "entry", "output", NULL};
 static const char *const prototype_end_fields[] = {"operator", "port", NULL};
 static const char *const port_type_names[] = {"number", "boolean", "vector_number", "vector_boolean", NULL};
@@ -243,6 +246,13 @@ parameters_hint(const SpOpType *t)
 	/* read by read_prototype, not declared */
 	if (t == &sp_op_keyed_pipeline)
 		names[n++] = "prototype";
+	if (t == &sp_op_trigger_set)
+	{
+		names[n++] = "operators";
+		names[n++] = "connections";
+		names[n++] = "entryOperator";
+		names[n++] = "outputOperator";
+	}
 	if (n == 0)
 		return psprintf("Operator type %s takes no parameters.", t->name);
 	if (n == 1)
@@ -259,7 +269,8 @@ typedef enum MemberOwner
 	OWNER_SHORTHAND,			/* the same, the operator being the whole spec */
 	OWNER_PROGRAM,				/* a program (the original's form) */
 	OWNER_PORT_OPERATOR,		/* a program's Input or Output */
-	OWNER_PROTOTYPE				/* a KeyedPipeline's "prototype" */
+	OWNER_PROTOTYPE,			/* a KeyedPipeline's "prototype" */
+	OWNER_TRIGGER_OUTPUT		/* a TriggerSet's "outputOperator" */
 } MemberOwner;
 
 /*
@@ -348,6 +359,10 @@ check_members(SpecReader *r, const SpJsonNode *obj, const char *const *names,
 				spec_error(errmsg("unrecognized prototype field \"%s\"", sp_json_shown(s.input)),
 						   errhint_suggestion(&s, psprintf("The fields of a KeyedPipeline's prototype are %s.",
 														   quoted_list(names, list_length(names), "and"))));
+				break;
+			case OWNER_TRIGGER_OUTPUT:
+				spec_error(errmsg("unrecognized field \"%s\" in \"outputOperator\"", sp_json_shown(s.input)),
+						   errhint_suggestion(&s, "A TriggerSet's \"outputOperator\" is an id or {\"id\": id, \"port\": \"o1\"}."));
 				break;
 			case OWNER_CONNECTION:
 				spec_error(errmsg("unrecognized connection field \"%s\"", sp_json_shown(s.input)),
@@ -602,6 +617,24 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 			ival = sp_json_bool(r->doc, j) ? 1 : 0;
 			memcpy(field, &ival, sizeof(ival));
 			break;
+		case SP_PARAM_PORT_TYPES:
+			{
+				SpPortType *types;
+				int			n;
+				double	   *v;
+
+				n = read_port_types(r, j, d->name, &types);
+				if (n < d->min || n > d->max)
+					spec_error(errmsg("\"%s\" must list %.0f to %.0f port types",
+									  d->name, d->min, d->max),
+							   errdetail("It lists %d.", n));
+				v = keep_alloc0(r, sizeof(double) * n);
+				for (int i = 0; i < n; i++)
+					v[i] = types[i];
+				op->params.vec[sp_param_vec_slot(d)] = v;
+				op->params.nvec[sp_param_vec_slot(d)] = n;
+				break;
+			}
 		case SP_PARAM_CHOICE:
 			for (ival = 0; kind == SPJ_STRING && d->choices[ival]; ival++)
 				if (sp_json_string_eq(r->doc, j, d->choices[ival]))
@@ -772,6 +805,107 @@ read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 }
 
 /*
+ * A TriggerSet's mesh: "operators" and "connections", read as a pipeline's
+ * with a reader of their own, whose one data port (input_port_type) feeds
+ * the "entryOperator"'s "i1" and whose one output is the "outputOperator"'s
+ * port (an id, or {"id": id, "port": name}; "o1" unless "port" says), of
+ * output_port_type.
+ */
+static void
+read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
+{
+	SpecReader	saved = *r;
+	SpConfig   *sub;
+	const SpOperator *entry_op;
+	const SpOperator *out_op;
+	const SpJsonNode *oj;
+	const SpJsonNode *cj;
+	const char *port = NULL;
+	int			out;
+	SpPortType	in_type = (SpPortType) op->params.choice;
+	SpPortType	out_type = (SpPortType) op->params.num_ports;
+
+	sub = keep_alloc0(r, sizeof(SpConfig));
+	r->cfg = sub;
+	read_operators(r, j, NULL);
+	sub->id = op->id;
+
+	sub->entry = require_op(r, sp_json_string(r->doc, string_member(r, j, "entryOperator", true)),
+							"entryOperator");
+	entry_op = &sub->ops[sub->entry];
+	if (op_ndata(entry_op) < 1 ||
+		(op_in_type(entry_op, 0) != in_type && op_in_type(entry_op, 0) != SP_PORT_ANY))
+		spec_error(errmsg("entry operator \"%s\" of TriggerSet \"%s\" must take a %s on \"i1\"",
+						  entry_op->id, op->id, sp_port_type_name(in_type)),
+				   op_ndata(entry_op) < 1 ? 0 :
+				   errdetail("Its \"i1\" takes a %s; the TriggerSet's \"input_port_type\" is %s.",
+							 sp_port_type_name(op_in_type(entry_op, 0)), sp_port_type_name(in_type)));
+	sub->n_in = 1;
+	sub->in_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->in_types[0] = in_type;
+	sub->feeds[entry_op->first_feed].op = -1;
+	sub->feeds[entry_op->first_feed].port = 0;
+	r->fed_by[entry_op->first_feed] = -1;
+
+	oj = sp_json_get(r->doc, j, "outputOperator");
+	if (oj == NULL)
+		spec_error(errmsg("\"outputOperator\" is required"),
+				   errdetail("A TriggerSet names its output operator as an id or as {\"id\": id, \"port\": \"o1\"}."));
+	if (sp_json_kind(oj) == SPJ_OBJECT)
+	{
+		const SpJsonNode *pt;
+
+		check_members(r, oj, trigger_output_fields, OWNER_TRIGGER_OUTPUT, NULL);
+		pt = string_member(r, oj, "port", false);
+		port = pt ? sp_json_string(r->doc, pt) : NULL;
+		out = require_op(r, sp_json_string(r->doc, string_member(r, oj, "id", true)), "outputOperator");
+	}
+	else
+	{
+		if (sp_json_kind(oj) != SPJ_STRING)
+			spec_error(errmsg("\"outputOperator\" must be a string or a JSON object, not %s",
+							  sp_json_kind_name(sp_json_kind(oj))));
+		out = require_op(r, sp_json_string(r->doc, oj), "outputOperator");
+	}
+	out_op = &sub->ops[out];
+	sub->n_out = 1;
+	sub->out_op = keep_alloc0(r, sizeof(int));
+	sub->out_port = keep_alloc0(r, sizeof(int));
+	sub->map_order = keep_alloc0(r, sizeof(int));
+	sub->out_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->out_op[0] = out;
+	sub->out_port[0] = port ? parse_port(port, 'o', out_op->nout) : 0;
+	if (sub->out_port[0] < 0)
+		spec_error(errmsg("operator \"%s\" has no output port \"%s\"", out_op->id, sp_json_shown(port)));
+	sub->out_types[0] = op_out_type(out_op, sub->out_port[0]);
+	if (sub->out_types[0] != out_type)
+		spec_error(errmsg("output operator \"%s\" of TriggerSet \"%s\" gives a %s, not a %s",
+						  out_op->id, op->id, sp_port_type_name(sub->out_types[0]),
+						  sp_port_type_name(out_type)),
+				   errdetail("The TriggerSet's \"output_port_type\" is %s.", sp_port_type_name(out_type)));
+
+	if ((cj = sp_json_get(r->doc, j, "connections")) != NULL)
+		read_connections(r, cj);
+	else
+		sub->conns = keep_alloc0(r, sizeof(SpConnection));
+	for (int i = 0; i < sub->n_ops; i++)
+		for (int p = 0; p < sub->ops[i].nin; p++)
+			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  op_port_name(&sub->ops[i], p), sub->ops[i].id),
+						   errdetail("In TriggerSet \"%s\".", op->id));
+	order_operators(r);
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+		sp_config_vectors(sub);
+		MemoryContextSwitchTo(old);
+	}
+	*r = saved;
+	op->params.proto = sub;
+}
+
+/*
  * One operator; single: the whole spec is this operator (the shorthand), so
  * "Pipeline" is a type it could have meant.
  */
@@ -838,7 +972,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 	}
 	place.type = op->type;
 
-	check_members(r, j, op->type == &sp_op_keyed_pipeline ? keyed_fields : operator_fields,
+	check_members(r, j, op->type == &sp_op_keyed_pipeline ? keyed_fields :
+				  op->type == &sp_op_trigger_set ? trigger_fields : operator_fields,
 				  single ? OWNER_SHORTHAND : OWNER_OPERATOR, op->type);
 	/* what is given, then what is missing */
 	for (const SpParamDef *d = op->type->params; d->name; d++)
@@ -875,6 +1010,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 	}
 	if (op->type == &sp_op_keyed_pipeline)
 		read_prototype(r, op, j);
+	if (op->type == &sp_op_trigger_set)
+		read_trigger_set(r, op, j);
 	op->nin = op->type->nin_from ? op->type->nin_from(&op->params) : op->type->nin;
 	error_context_stack = callback.previous;
 }

@@ -346,6 +346,10 @@ write_container(Expander *x, const SpJsonNode *obj, const Env *env, const char *
 		else if (sp_json_string_eq(x->doc, k, "entryOperator") &&
 				 (id = resolved_string(x, v, env)) != NULL)
 			write_id(x, id, "", insts, n_insts, true);
+		/* a TriggerSet's, when it is an id */
+		else if (sp_json_string_eq(x->doc, k, "outputOperator") &&
+				 (id = resolved_string(x, v, env)) != NULL)
+			write_id(x, id, "", insts, n_insts, false);
 		else if ((sp_json_string_eq(x->doc, k, "outputMappings") ||
 				  sp_json_string_eq(x->doc, k, "output")) && sp_json_kind(v) == SPJ_OBJECT)
 		{
@@ -773,7 +777,8 @@ write_operator_list(Expander *x, const SpJsonNode *ops, const Env *env,
 		t = sp_json_kind(op) == SPJ_OBJECT ? sp_json_get(x->doc, op, "type") : NULL;
 		if (is_keyed(x, op, env))
 			write_keyed(x, op, env, prefix, false);
-		else if (t && sp_json_kind(t) == SPJ_STRING && sp_json_string_eq(x->doc, t, "Pipeline"))
+		else if (t && sp_json_kind(t) == SPJ_STRING && (sp_json_string_eq(x->doc, t, "Pipeline") ||
+														 sp_json_string_eq(x->doc, t, "TriggerSet")))
 			write_container(x, op, env, prefix, false);
 		else if (sp_json_kind(op) == SPJ_OBJECT && prefix[0])
 			write_container(x, op, env, prefix, false);

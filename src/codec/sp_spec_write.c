@@ -72,6 +72,19 @@ write_prototype(StringInfo buf, const SpConfig *sub)
 	appendStringInfo(buf, ", \"port\": \"o%d\"}}", sub->out_port[0] + 1);
 }
 
+/* A TriggerSet's mesh, in the original's form. */
+static void
+write_trigger_set(StringInfo buf, const SpConfig *sub)
+{
+	appendStringInfoString(buf, ", ");
+	write_operators(buf, sub);
+	appendStringInfoString(buf, ", \"entryOperator\": ");
+	escape_json(buf, sub->ops[sub->entry].id);
+	appendStringInfoString(buf, ", \"outputOperator\": {\"id\": ");
+	escape_json(buf, sub->ops[sub->out_op[0]].id);
+	appendStringInfo(buf, ", \"port\": \"o%d\"}", sub->out_port[0] + 1);
+}
+
 static void
 write_operator(StringInfo buf, const SpOperator *op)
 {
@@ -129,6 +142,16 @@ write_operator(StringInfo buf, const SpOperator *op)
 				}
 				appendStringInfoChar(buf, ']');
 				break;
+			case SP_PARAM_PORT_TYPES:
+				appendStringInfoChar(buf, '[');
+				for (int i = 0; i < op->params.nvec[sp_param_vec_slot(d)]; i++)
+				{
+					if (i)
+						appendStringInfoString(buf, ", ");
+					escape_json(buf, sp_port_type_name((SpPortType) op->params.vec[sp_param_vec_slot(d)][i]));
+				}
+				appendStringInfoChar(buf, ']');
+				break;
 			case SP_PARAM_BOOL:
 				memcpy(&ival, field, sizeof(ival));
 				appendStringInfoString(buf, ival ? "true" : "false");
@@ -143,7 +166,9 @@ write_operator(StringInfo buf, const SpOperator *op)
 				break;
 		}
 	}
-	if (op->params.proto != NULL)
+	if (op->type == &sp_op_trigger_set)
+		write_trigger_set(buf, op->params.proto);
+	else if (op->params.proto != NULL)
 		write_prototype(buf, op->params.proto);
 	appendStringInfoChar(buf, '}');
 }

@@ -288,6 +288,52 @@ close_segment(SpRun *run)
 		sp_ring_clear(&run->rings[r]);
 }
 
+/*
+ * An operator with step_some (Variable, KeyedVariable): it runs when any of
+ * its ports received a value this row, and is told which did.
+ */
+static void
+run_some(SpRun *run, const SpOperator *op)
+{
+	const SpConfig *cfg = run->cfg;
+	const SpSource *feed = &cfg->feeds[op->first_feed];
+	SpValue		in[SP_MAX_PORTS];
+	bool		have_in[SP_MAX_PORTS];
+	SpValue		out = {0};
+	bool		any = false;
+	int			o = op->first_out;
+
+	Assert(op->nin <= SP_MAX_PORTS && op->nout == 1);
+	for (int j = 0; j < op->nin; j++)
+	{
+		int			area = -1;
+
+		in[j].x = 0;
+		have_in[j] = true;
+		if (feed[j].op < 0)
+		{
+			in[j].x = run->row_in[feed[j].port];
+			if (cfg->vectors && sp_port_is_vector(cfg->in_types[feed[j].port]))
+				area = SP_AREA_IN;
+		}
+		else if (run->have[feed[j].slot])
+		{
+			in[j].x = run->val[feed[j].slot];
+			if (cfg->vectors && cfg->slot_lanes[feed[j].slot] >= 0)
+				area = sp_area_slot(cfg, feed[j].slot);
+		}
+		else
+			have_in[j] = false;
+		in[j].n = area >= 0 ? run->lane_n[area] : 0;
+		in[j].v = area >= 0 ? sp_run_lanes(run, area) : NULL;
+		any |= have_in[j];
+	}
+	run->have[o] = any &&
+		op->type->step_some(&op->params, run->opstate + op->state_off,
+							run->rings + op->first_ring, in, have_in, &out);
+	run->val[o] = out.x;
+}
+
 /* Run the mesh on one data row and update the buffer. */
 static void
 forward(SpRun *run)
@@ -302,6 +348,11 @@ forward(SpRun *run)
 		bool		ready = true;
 		int			o = op->first_out;
 
+		if (unlikely(op->type->step_some != NULL))
+		{
+			run_some(run, op);
+			continue;
+		}
 		/* an operator runs when every data port received a value this row */
 		for (int j = 0; j < op->nin; j++)
 		{
@@ -369,6 +420,11 @@ forward_vec(SpRun *run)
 		bool		ready = true;
 		int			o = op->first_out;
 
+		if (op->type->step_some != NULL)
+		{
+			run_some(run, op);
+			continue;
+		}
 		for (int j = 0; j < op->nin; j++)
 		{
 			SpValue    *in = &run->vin[j];

@@ -136,9 +136,11 @@ typedef enum SpParamKind
 	SP_PARAM_CHOICE,			/* one of the words in 'choices' */
 	SP_PARAM_INTERVAL,			/* a duration (sp_time.h), as int64 microseconds */
 	SP_PARAM_BOOL,				/* JSON true or false, as int32 1 or 0 */
-	SP_PARAM_POINTS				/* array of [x, y] pairs of finite numbers, count
+	SP_PARAM_POINTS,			/* array of [x, y] pairs of finite numbers, count
 								 * in [min, max]: vec[slot] holds x0, y0, x1, y1,
 								 * ..., nvec[slot] the count of pairs */
+	SP_PARAM_PORT_TYPES			/* array of port type names, length in [min,
+								 * max], as SpPortType codes in a vec slot */
 } SpParamKind;
 
 typedef struct SpParamDef
@@ -344,6 +346,16 @@ typedef struct SpOpType
 	 */
 	bool		(*step_vec_multi) (const SpParams *p, void *state, SpRing *rings, int64 ts,
 								   const SpValue *in, SpValue *out, bool *have);
+
+	/*
+	 * Optional: the step of an operator that runs on a row when any of its
+	 * ports received a value, not only when all did (Variable: an update,
+	 * a query, or both); it replaces every other step.  have_in[k] says
+	 * whether port k received one, in[k] is its value (v set for a vector,
+	 * as for step_vec); its one output, a number or a boolean, is out->x.
+	 */
+	bool		(*step_some) (const SpParams *p, void *state, SpRing *rings,
+							  const SpValue *in, const bool *have_in, SpValue *out);
 } SpOpType;
 
 /*
@@ -437,7 +449,11 @@ typedef struct SpOpType
 	X(sp_op_keyed_pipeline) \
 	X(sp_op_function) \
 	X(sp_op_resampler_hermite) \
-	X(sp_op_burst_aggregate)
+	X(sp_op_burst_aggregate) \
+	X(sp_op_join) \
+	X(sp_op_variable) \
+	X(sp_op_keyed_variable) \
+	X(sp_op_trigger_set)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

@@ -38,6 +38,12 @@ ALLOWED = {"ok", "22P02", "22P03", "22023", "0A000", "2202E", "22004", "54000"}
 KEYED_MA = ('{"type": "KeyedPipeline", "key_index": 0, "maxKeys": 2, "prototype": {"operators": [{"type": "VectorExtract", "id": "e", '
             '"index": 1}, {"type": "MovingAverage", "id": "ma", "window_size": 2}], "connections": [{"from": "e", "to": "ma"}], '
             '"entry": {"operator": "e"}, "output": {"operator": "ma"}}}')
+KV_MAP = ('{"type": "Pipeline", "input_port_types": ["vector_number"], "operators": [{"type": "VectorProject", "id": "in", '
+          '"indices": [0, 1, 2]}, {"type": "VectorExtract", "id": "q", "index": 2}, {"type": "KeyedVariable", "id": "kv", '
+          '"mode": "lookup", "maxKeys": 3}], "connections": [{"from": "in", "to": "kv"}, {"from": "in", "to": "q"}, '
+          '{"from": "q", "to": "kv", "toPort": "c1"}], "entryOperator": "in", "outputMappings": {"kv": {"o1": "o1"}}}')
+TRIGGER_MS = ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": '
+              '[{"type": "MovingSum", "id": "s", "window_size": 3}], "entryOperator": "s", "outputOperator": "s"}')
 SEEDS = [
     '{"type": "Identity"}',
     '{"type": "MovingAverage", "window_size": 3}',
@@ -111,6 +117,11 @@ SEEDS = [
     '"connections": [{"from": "e", "to": "s"}], "entry": {"operator": "e"}, "output": {"operator": "s"}}}, '
     '"operators": [{"type": "KeyedPipeline", "id": "k", "key_index": 1, "maxKeys": 3, "prototype": "p", "parameters": {"w": 3}}], '
     '"entryOperator": "k", "outputMappings": {"k": {"o1": "o1"}}}',
+    # Join, Variable, KeyedVariable and TriggerSet
+    '{"type": "Join", "portTypes": ["number", "boolean"]}',
+    '{"type": "Variable", "default_value": 1}',
+    KV_MAP,
+    TRIGGER_MS,
 ]
 
 
@@ -190,6 +201,9 @@ STATE_SEEDS.append(('{"type": "FusedExpressionVector", "numOutputs": 1, "bytecod
 STATE_SEEDS.append((KEYED_MA, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [[1, 2]], "operators": {"op1": {"keys": 2, "1/key": [1], "1/ma/nan": 0, "1/ma/pinf": 0, "1/ma/ninf": 0, "1/ma/sum": 4, "1/ma/sum_err": 0, "1/ma/values": [1, 3], "2/key": ["NaN"], "2/ma/nan": 0, "2/ma/pinf": 0, "2/ma/ninf": 0, "2/ma/sum": 5, "2/ma/sum_err": 0, "2/ma/values": [5]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "ResamplerHermite", "interval": "6 s"}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 5, "discarded": 0, "late": 0, "buffer": [3.0625], "operators": {"op1": {"n": 4, "next": -946684804000000, "time0": -946684824000000, "time1": -946684816000000, "time2": -946684808000000, "time3": -946684800000000, "values": [0, 1, 4, 9]}}, "emissions": []}'))
 STATE_SEEDS.append(('{"type": "BurstAggregate", "aggBytecode": [0, 0, 21, 0, 22, 2, 5, 20], "segBytecode": [0, 0, 7, 1, 0, 26, 20], "segConstants": [0], "numAggOutputs": 1, "numInputCols": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 3, "discarded": 0, "late": 0, "buffer": [[2]], "operators": {"op1": {"seen": 1, "predicate": 0, "valid": 1, "aggregates": [0], "agg/CUMSUM@3/sum": 0, "agg/CUMSUM@3/sum_err": 0, "agg/COUNT@5/n": 1}}, "emissions": []}'))
+STATE_SEEDS.append(('{"type": "Variable", "default_value": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [3], "operators": {"op1": {"set": 1, "value": 3}}, "emissions": []}'))
+STATE_SEEDS.append((KV_MAP, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [10], "operators": {"kv": {"map": [1, 10, "NaN", 2]}}, "emissions": []}'))
+STATE_SEEDS.append((TRIGGER_MS, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [null], "operators": {"op1": {"s/nan": 0, "s/pinf": 0, "s/ninf": 0, "s/sum": 3, "s/sum_err": 0, "s/values": [1, 2]}}, "emissions": []}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',

@@ -86,7 +86,19 @@ SPECS = [(json.dumps(o), 1) for o in OPS] + [
     (json.dumps({"type": "KeyedPipeline", "key_index": 1, "maxKeys": 4, "prototype": {
         "operators": [{"type": "VectorExtract", "id": "e", "index": 0},
                       {"type": "MovingAverage", "id": "m", "window_size": 2}],
-        "connections": [{"from": "e", "to": "m"}], "entry": {"operator": "e"}, "output": {"operator": "m"}}}), 0)]
+        "connections": [{"from": "e", "to": "m"}], "entry": {"operator": "e"}, "output": {"operator": "m"}}}), 0),
+    # Variable (i1 updates, c1 asks), a KeyedVariable over [key, value, asked], a TriggerSet
+    (json.dumps({"type": "Variable", "default_value": -1}), 2),
+    (json.dumps({"type": "Pipeline", "input_port_types": ["vector_number"],
+                 "operators": [{"type": "VectorProject", "id": "in", "indices": [1, 0, 1]},
+                               {"type": "VectorExtract", "id": "q", "index": 2},
+                               {"type": "KeyedVariable", "id": "kv", "mode": "lookup", "maxKeys": 4}],
+                 "connections": [{"from": "in", "to": "kv"}, {"from": "in", "to": "q"},
+                                 {"from": "q", "to": "kv", "toPort": "c1"}], "entryOperator": "in",
+                 "outputMappings": {"kv": {"o1": "o1"}}}), 0),
+    (json.dumps({"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number",
+                 "operators": [{"type": "MovingSum", "id": "s", "window_size": 3}],
+                 "entryOperator": "s", "outputOperator": "s"}), 1)]
 KEYS = ["CASE WHEN i % 13 = 0 THEN 'NaN'::float8 ELSE (i / 4)::float8 END",
         "(i / 4)::bigint * 1000000000000", "'k' || (i / 4) || '\"é'"]
 BASES = ["2026-01-01 00:00:00+00", "0044-03-15 12:00:00.25+00 BC", "294276-12-31 23:00:00+00",

@@ -14,7 +14,9 @@ opcodes (FUSED below) or a BurstAggregate of them per sign, a CountBoolean
 behind a comparison, a stretch of vectors (VectorCompose, TopK,
 VectorExtract; a FusedExpressionVector of the same bytecodes; a
 KeyedPipeline of a random operator per sign of the value), or a nested
-Pipeline on vectors, keyed on its control port or by a segment bytecode.
+Pipeline on vectors, keyed on its control port or by a segment bytecode,
+or a Variable set by a filter and asked through a Join, a KeyedVariable
+keyed by the sign, or a TriggerSet around a random operator.
 Each stream
 is run whole, and split at random points into 2 to 10 batches, each batch
 continuing from the stored result of the previous one, which goes through
@@ -154,7 +156,29 @@ def link(rng, p):
         ops = [{"type": "CompareGT", "id": x, "value": a},
                {"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}]
         return ops, [{"from": x, "to": p}], x, p
-    if r < 0.93:    # the value as a vector into a nested Pipeline, keyed by "c1" or its bytecode
+    if r < 0.88:    # the value set when above a, asked on every row (through a Join with half of it)
+        ops = [{"type": "Identity", "id": x}, {"type": "GreaterThan", "id": p + "u", "value": a},
+               {"type": "Scale", "id": p + "h", "value": 0.5},
+               {"type": "Join", "id": p + "j", "portTypes": ["number", "number"]},
+               {"type": "Variable", "id": p, "default_value": rng.choice([0, -1])}]
+        cons = [{"from": x, "to": p + "u"}, {"from": x, "to": p + "h"}, {"from": x, "to": p + "j"},
+                {"from": p + "h", "to": p + "j", "toPort": "i2"}, {"from": p + "u", "to": p},
+                {"from": p + "j", "fromPort": "o2", "to": p, "toPort": "c1"}]
+        return ops, cons, x, p
+    if r < 0.90:    # map[sign(x)] = x when x is above a, asked for sign(x) on every row
+        ops = [{"type": "Identity", "id": x}, {"type": "GreaterThan", "id": p + "u", "value": a},
+               {"type": "Sign", "id": p + "su"}, {"type": "Sign", "id": p + "sx"},
+               {"type": "VectorCompose", "id": v, "numPorts": 2},
+               {"type": "KeyedVariable", "id": p, "mode": "lookup", "maxKeys": 4}]
+        cons = [{"from": x, "to": p + "u"}, {"from": p + "u", "to": p + "su"}, {"from": x, "to": p + "sx"},
+                {"from": p + "su", "to": v}, {"from": p + "u", "to": v, "toPort": "i2"},
+                {"from": v, "to": p}, {"from": p + "sx", "to": p, "toPort": "c1"}]
+        return ops, cons, x, p
+    if r < 0.92:    # a random operator that starts again each time it produces
+        ops = [{"type": "TriggerSet", "id": p, "input_port_type": "number", "output_port_type": "number",
+                "operators": [dict(operator(rng), id="o")], "entryOperator": "o", "outputOperator": "o"}]
+        return ops, [], p, p
+    if r < 0.96:    # the value as a vector into a nested Pipeline, keyed by "c1" or its bytecode
         vec_out = rng.random() < 0.5
         if vec_out:     # the best k of its segment, lane 0 of them after it
             inner, icons = [{"type": "TopK", "id": "n0", "k": rng.randint(1, 2), "score_index": 0}], []
