@@ -651,6 +651,36 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
  * A member close to "type" in an operator that has none is a misspelt
  * "type", and is reported as unrecognized rather than "type" as missing.
  */
+/*
+ * TimeShift's "shift" moves a value to a later time (docs/reference.md,
+ * "TimeShift"): a negative one would give a row a value of its future,
+ * which the row cannot have.  Said here in those words, before the
+ * parameter is read as a duration (which has no sign).
+ */
+static void
+check_time_shift(SpecReader *r, const SpJsonNode *j)
+{
+	const SpJsonNode *v = sp_json_get(r->doc, j, "shift");
+	bool		negative = false;
+
+	if (v == NULL)
+		return;
+	if (sp_json_kind(v) == SPJ_NUMBER)
+		negative = sp_json_number(r->doc, v) < 0;
+	else if (sp_json_kind(v) == SPJ_STRING)
+	{
+		const char *t = sp_json_string(r->doc, v);
+
+		while (isspace((unsigned char) *t))
+			t++;
+		negative = (*t == '-');
+	}
+	if (negative)
+		spec_error(errmsg("\"shift\" must not be negative"),
+				   errdetail("A negative shift asks, on a row, for the value of a later row, which has not arrived."),
+				   errhint("Give the later operand the earlier time instead: shift the other port's input by the duration."));
+}
+
 static void
 check_misspelt_type(SpecReader *r, const SpJsonNode *j)
 {
@@ -951,12 +981,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		return;
 	}
 	op->type = sp_find_op_type(type);
-	if (op->type == NULL && strcmp(type, "TimeShift") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("operator type \"TimeShift\" is not supported"),
-				 errdetail("The original's TimeShift moves a value to another time so that a join pairs it with a value of that time; segpipe's operators pair the values of one row."),
-				 errhint("Pair the values in SQL and feed both as data ports, for example with a self-join on ts - interval '5 minutes' (docs/reference.md, \"TimeShift\").")));
+	if (op->type == &sp_op_time_shift)
+		check_time_shift(r, j);
 	if (op->type == NULL)
 	{
 		Suggestion s;

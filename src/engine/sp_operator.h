@@ -453,7 +453,8 @@ typedef struct SpOpType
 	X(sp_op_join) \
 	X(sp_op_variable) \
 	X(sp_op_keyed_variable) \
-	X(sp_op_trigger_set)
+	X(sp_op_trigger_set) \
+	X(sp_op_time_shift)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 
