@@ -386,8 +386,8 @@ FROM ma_program, LATERAL (SELECT fx_em(pipeline_agg(at(t), v, k, spec ORDER BY t
      LATERAL (SELECT fx_em(first) || fx_em(pipeline_agg(at(t), v, k, first::text::pipeline ORDER BY t)) AS em
               FROM ma_rows WHERE t >= cut) AS r;
 
--- TimeShift is refused: segpipe's operators pair the values of one row.
-SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"}, {"type": "TimeShift", "id": "lag", "shift": 5}, {"type": "Subtraction", "id": "d"}], "connections": [{"from": "x", "to": "lag"}, {"from": "x", "to": "d", "toPort": "i1"}, {"from": "lag", "to": "d", "toPort": "i2"}], "entryOperator": "x", "outputMappings": {"d": {"o1": "o1"}}}');
+-- TimeShift is built (the timeshift suite): the rise over 5 s is accepted.
+SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"}, {"type": "TimeShift", "id": "lag", "shift": "5 s"}, {"type": "Subtraction", "id": "d"}], "connections": [{"from": "x", "to": "lag"}, {"from": "x", "to": "d", "toPort": "i1"}, {"from": "lag", "to": "d", "toPort": "i2"}], "entryOperator": "x", "outputMappings": {"d": {"o1": "o1"}}}');
 -- What to write instead: the value five minutes earlier joined in SQL, fed
 -- as the second data port.  Readings every minute, 1 to 10 squared: the
 -- differences over five minutes, from minute 6 on, are 35, 45, 55, 65, 75;
@@ -398,3 +398,9 @@ FROM (SELECT at(60 * m) AS ts, (m * m)::float8 AS v FROM generate_series(1, 10) 
 JOIN (SELECT at(60 * m) AS ts, (m * m)::float8 AS v FROM generate_series(1, 10) AS m) AS b
   ON b.ts = a.ts - interval '5 minutes'
 ORDER BY a.ts DESC LIMIT 1;
+-- The same inside the pipeline: TimeShift gives, on each row, the reading
+-- five minutes earlier; 75 again.
+SELECT segment_agg(ts, v, 1, '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"}, {"type": "TimeShift", "id": "lag", "shift": "5 minutes"}, {"type": "Subtraction", "id": "d"}, {"type": "MaxTracker", "id": "m"}], "connections": [{"from": "x", "to": "lag"}, {"from": "x", "to": "d", "toPort": "i1"}, {"from": "lag", "to": "d", "toPort": "i2"}, {"from": "d", "to": "m"}], "entryOperator": "x", "outputMappings": {"m": {"o1": "o1"}}}', true)
+         OVER (ORDER BY ts) AS max_rise
+FROM (SELECT at(60 * m) AS ts, (m * m)::float8 AS v FROM generate_series(1, 10) AS m) AS a
+ORDER BY ts DESC LIMIT 1;
