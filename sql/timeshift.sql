@@ -11,7 +11,8 @@
 -- together by a Join on the rows where TimeShift gives a value, on o1
 -- (x) and o2 (the value of T - shift).
 CREATE FUNCTION tsh_spec(shift text) RETURNS pipeline LANGUAGE sql AS $$
-  SELECT format('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"},
+  SELECT format('{"type": "Pipeline", "output_port_types": ["number", "number"],
+   "operators": [{"type": "Identity", "id": "x"},
      {"type": "TimeShift", "id": "ago", "shift": %s},
      {"type": "Join", "id": "j", "portTypes": ["number", "number"]}],
    "connections": [{"from": "x", "to": "ago"}, {"from": "x", "to": "j", "toPort": "i1"},
@@ -28,7 +29,7 @@ LANGUAGE sql AS $$
   SELECT string_agg(CASE WHEN e[1] = vals[n] THEN e[2]::text ELSE '-' END, ' ' ORDER BY n)
   FROM (SELECT n, i, segment_agg(at(t), v, k, spec) OVER (PARTITION BY n ORDER BY i) AS e
         FROM generate_series(1, cardinality(vals)) AS n,
-             LATERAL (SELECT i, secs[i] AS t, vals[i] AS v, keys[i] AS k FROM generate_series(1, n) AS i
+             LATERAL (SELECT i, secs[i] AS t, ARRAY[vals[i]] AS v, keys[i] AS k FROM generate_series(1, n) AS i
                       UNION ALL
                       SELECT n + 1, secs[n], NULL, -1) AS r) AS s
   WHERE i = n + 1
@@ -73,10 +74,10 @@ SELECT try_spec('{"type": "TimeShift", "shift": "-2 s"}');
 SELECT tsh_rows(tsh_spec('00:00:01.5'), '{0, 1, 2, 3}', '{1, 2, 3, 4}') AS whole_seconds,
        (SELECT string_agg(coalesce(e::text, '-'), ' ' ORDER BY i)
         FROM (SELECT i, segment_agg(ts, v, 0, tsh_spec('00:00:01.5'), close_at_end => true) OVER (ORDER BY i) AS e
-              FROM (VALUES (1, at(0), 1.0), (2, at(0) + interval '1.5 s', 2.0)) AS r(i, ts, v)) AS q) AS half,
+              FROM (VALUES (1, at(0), '{1}'::float8[]), (2, at(0) + interval '1.5 s', '{2}')) AS r(i, ts, v)) AS q) AS half,
        (SELECT string_agg(coalesce(e::text, '-'), ' ' ORDER BY i)
         FROM (SELECT i, segment_agg(ts, v, 0, tsh_spec('00:00:01.499999'), close_at_end => true) OVER (ORDER BY i) AS e
-              FROM (VALUES (1, at(0), 1.0), (2, at(0) + interval '1.5 s', 2.0)) AS r(i, ts, v)) AS q) AS a_microsecond_short;
+              FROM (VALUES (1, at(0), '{1}'::float8[]), (2, at(0) + interval '1.5 s', '{2}')) AS r(i, ts, v)) AS q) AS a_microsecond_short;
 
 -- Equal timestamps: of the rows at T - shift the latest is given, to each
 -- row at T.  Rows at 0, 0, 0 s (1, 2, 3), 5, 5 s (4, 5), 10 s (6), shift
@@ -85,7 +86,7 @@ SELECT tsh_rows(tsh_spec('5 s'), '{0, 0, 0, 5, 5, 10}', '{1, 2, 3, 4, 5, 6}') AS
 -- Values pass as they are: NaN and the infinities.
 SELECT tsh_rows(tsh_spec('1 s'), '{0, 1, 2, 3}', '{NaN, Infinity, -Infinity, 0}') AS non_finite;
 -- A row earlier than the one before it is refused.
-SELECT segment_agg(at(s), v, 0, tsh_spec('5 s')) OVER (ORDER BY i)
+SELECT segment_agg(at(s), v, 0, '{"type": "TimeShift", "shift": "5 s"}') OVER (ORDER BY i)
 FROM (VALUES (1, 10, 1.0), (2, 9, 2.0)) AS t(i, s, v);
 -- TimeShift needs the rows' timestamps.
 SELECT segment_agg(v, 1, '{"type": "TimeShift", "shift": "5 s"}') OVER (ORDER BY v)
@@ -119,7 +120,7 @@ FROM tsh_readings AS a LEFT JOIN tsh_readings AS b ON b.s = a.s AND b.ts = a.ts 
 SELECT s, count(*) AS readings, count(rise) AS rises FROM tsh_oracle GROUP BY s ORDER BY s;
 CREATE TABLE tsh_pipeline AS
 SELECT n AS i, e
-FROM (SELECT n, i, segment_agg(ts, v, k, '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"},
+FROM (SELECT n, i, segment_agg(ts, v, k, '{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "x"},
           {"type": "TimeShift", "id": "ago", "shift": "5 minutes"}, {"type": "Subtraction", "id": "rise"},
           {"type": "Join", "id": "j", "portTypes": ["number", "number"]}],
         "connections": [{"from": "x", "to": "ago"}, {"from": "x", "to": "rise", "toPort": "i1"},
@@ -127,7 +128,7 @@ FROM (SELECT n, i, segment_agg(ts, v, k, '{"type": "Pipeline", "operators": [{"t
                         {"from": "rise", "to": "j", "toPort": "i2"}],
         "entryOperator": "x", "outputMappings": {"j": {"o1": "o1", "o2": "o2"}}}') OVER (PARTITION BY n ORDER BY i) AS e
       FROM tsh_readings AS last,
-           LATERAL (SELECT last.i AS n, r.i, r.ts, r.v, r.s AS k FROM tsh_readings AS r
+           LATERAL (SELECT last.i AS n, r.i, r.ts, ARRAY[r.v] AS v, r.s AS k FROM tsh_readings AS r
                     WHERE r.s = last.s AND r.i <= last.i
                     UNION ALL
                     SELECT last.i, last.i + 100000, last.ts, NULL, -1) AS q) AS w
@@ -144,16 +145,16 @@ FROM tsh_oracle AS o JOIN tsh_pipeline AS p USING (i);
 -- detail says so); rows a second apart, shift 1 day: 50 rows fit, the
 -- next is refused.
 CREATE TABLE tsh_capped (p pipeline);
-INSERT INTO tsh_capped SELECT ('{"type": "Pipeline", "operators": [{"id": "in", "type": "Identity"}, '
+INSERT INTO tsh_capped SELECT ('{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"id": "in", "type": "Identity"}, '
   || string_agg(format('{"id": "%s", "type": "MovingSum", "window_size": %s}', c, CASE WHEN c = 'j' THEN 387777 ELSE 1000000 END), ', ')
   || ', {"id": "t", "type": "TimeShift", "shift": "1 day"}, {"type": "Join", "id": "jn", "portTypes": ["number", "number"]}], "connections": ['
   || string_agg(format('{"from": "in", "to": "%s"}', c), ', ')
   || ', {"from": "in", "to": "t"}, {"from": "in", "to": "jn", "toPort": "i1"}, {"from": "t", "to": "jn", "toPort": "i2"}],'
   || ' "entryOperator": "in", "outputMappings": {"jn": {"o1": "o1", "o2": "o2"}}}')::pipeline
 FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'j']) AS c;
-SELECT count(*) FROM (SELECT segment_agg(at(g), g, 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
+SELECT count(*) FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
                       FROM tsh_capped, generate_series(1, 50) AS g) AS q;
-SELECT count(*) FROM (SELECT segment_agg(at(g), g, 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
+SELECT count(*) FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
                       FROM tsh_capped, generate_series(1, 50 + 1) AS g) AS q;
 -- Rows that leave make room: after rows at 1 .. 50 s, a row at 1 day + 2
 -- s lets the row at 1 s go and gives the value of 2 s (2); a row at 1 day
@@ -175,13 +176,13 @@ SELECT count(*) AS cuts,
                               whole::jsonb #> '{state,emissions}'
                           AND p2::jsonb #- '{state,emissions}' = whole::jsonb #- '{state,emissions}') AS same,
        max(jsonb_array_length(whole::jsonb #> '{state,emissions}')) AS emissions
-FROM (SELECT pipeline_agg(at(t), v, k, tsh_spec('5 s') ORDER BY i) AS whole FROM tsh_resume_rows) AS w,
+FROM (SELECT pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i) AS whole FROM tsh_resume_rows) AS w,
      generate_series(1, 13) AS c,
-     LATERAL (SELECT pipeline_agg(at(t), v, k, tsh_spec('5 s') ORDER BY i) AS p1 FROM tsh_resume_rows WHERE i <= c) AS f,
-     LATERAL (SELECT pipeline_agg(at(t), v, k, p1::text::pipeline ORDER BY i) AS p2 FROM tsh_resume_rows WHERE i > c) AS r;
+     LATERAL (SELECT pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i) AS p1 FROM tsh_resume_rows WHERE i <= c) AS f,
+     LATERAL (SELECT pipeline_agg(at(t), ARRAY[v], k, p1::text::pipeline ORDER BY i) AS p2 FROM tsh_resume_rows WHERE i > c) AS r;
 -- The emissions: segment 0 (rows 1..7) closes on row 8 with its last
 -- output, row 7's (10 s: the row at 5 s, 5); segment 1 has not closed.
-SELECT emissions(pipeline_agg(at(t), v, k, tsh_spec('5 s') ORDER BY i)) FROM tsh_resume_rows;
+SELECT emissions(pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i)) FROM tsh_resume_rows;
 -- The state as stored after rows 1..13 (segment 1: 12, 13, 17, 18, 18,
 -- 22 s): row 13 at 22 s holds [17, 22] s, the rows at 17 s (10) and at 18
 -- s (the latest, 12) and 22 s (13); the row at 22 s found nothing at 17 s?
@@ -210,7 +211,8 @@ SELECT tsh_try(format('SELECT %L::pipeline', replace(replace(replace(t, '"values
                       '"gaps": [0, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'))) AS empty_with_last,
        tsh_try(format('SELECT %L::pipeline', replace(replace(replace(replace(t, '"values": [10, 12, 13]', '"values": []'),
                       '"gaps": [0, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'),
-                      '"last": 820540822000000', '"last": 0'))) AS empty;
+                      '"last": 820540822000000', '"last": 0'))) AS empty
+FROM tsh_state;
 
 -- Spec errors.
 SELECT try_spec(s) FROM (VALUES

@@ -65,6 +65,7 @@ def operator(rng):
         {"type": "MovingKeyCount", "window_size": w}, {"type": "ResamplerConstant", "interval": "%d s" % w, "snapFirst": rng.randint(0, 1)},
         dict({"type": "ResamplerHermite", "interval": "%d s" % w}, **rng.choice([{}, {"t0": 1}])),
         {"type": "Function", "points": [[-500, 3], [0, -1], [250, 7]]},
+        {"type": "TimeShift", "shift": "%d s" % w},
     ])
 
 
