@@ -62,9 +62,10 @@ SELECT tsh_rows(tsh_spec('10 s'), '{1, 2, 4, 11, 12, 13, 14}', '{1, 2, 4, 11, 12
 -- Its documentation's example, shift 5: 10, 20, 30, 40, 50 at 1, 3, 6, 7,
 -- 10 come out at 6, 8, 11, 12, 15.  With rows also at 8, 11, 12 and 15 s
 -- (60, 70, 80, 90): 6 s gives 10 (1 s), 7 s nothing (no row at 2 s), 8 s
--- 20, 10 s nothing (5 s), 11 s 30, 12 s 40, 15 s 50.
+-- 20, 10 s nothing (5 s), 11 s 30, 12 s 40, 15 s 50.  (Rows in order of
+-- time: 8 s, 60, comes before 10 s, 50.)
 SELECT tsh_rows(tsh_spec('5 s'), '{1, 3, 6, 7, 8, 10, 11, 12, 15}',
-                '{10, 20, 30, 40, 50, 60, 70, 80, 90}') AS documented;
+                '{10, 20, 30, 40, 60, 50, 70, 80, 90}') AS documented;
 -- Its negative shift (values moved earlier) is refused: on a row it would
 -- be the value of a later row.
 SELECT try_spec('{"type": "TimeShift", "shift": -2}');
@@ -120,19 +121,19 @@ FROM tsh_readings AS a LEFT JOIN tsh_readings AS b ON b.s = a.s AND b.ts = a.ts 
 SELECT s, count(*) AS readings, count(rise) AS rises FROM tsh_oracle GROUP BY s ORDER BY s;
 CREATE TABLE tsh_pipeline AS
 SELECT n AS i, e
-FROM (SELECT n, i, segment_agg(ts, v, k, '{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "x"},
+FROM (SELECT q.n, q.i, segment_agg(q.ts, q.v, q.k, '{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"type": "Identity", "id": "x"},
           {"type": "TimeShift", "id": "ago", "shift": "5 minutes"}, {"type": "Subtraction", "id": "rise"},
           {"type": "Join", "id": "j", "portTypes": ["number", "number"]}],
         "connections": [{"from": "x", "to": "ago"}, {"from": "x", "to": "rise", "toPort": "i1"},
                         {"from": "ago", "to": "rise", "toPort": "i2"}, {"from": "x", "to": "j", "toPort": "i1"},
                         {"from": "rise", "to": "j", "toPort": "i2"}],
-        "entryOperator": "x", "outputMappings": {"j": {"o1": "o1", "o2": "o2"}}}') OVER (PARTITION BY n ORDER BY i) AS e
+        "entryOperator": "x", "outputMappings": {"j": {"o1": "o1", "o2": "o2"}}}') OVER (PARTITION BY q.n ORDER BY q.i) AS e
       FROM tsh_readings AS last,
            LATERAL (SELECT last.i AS n, r.i, r.ts, ARRAY[r.v] AS v, r.s AS k FROM tsh_readings AS r
                     WHERE r.s = last.s AND r.i <= last.i
                     UNION ALL
                     SELECT last.i, last.i + 100000, last.ts, NULL, -1) AS q) AS w
-WHERE i = n + 100000;
+WHERE w.i = w.n + 100000;
 -- Every row: the pipeline's rise is the self-join's, or both give nothing.
 SELECT count(*) AS rows,
        count(*) FILTER (WHERE o.rise IS NOT DISTINCT FROM
@@ -141,9 +142,11 @@ SELECT count(*) AS rows,
 FROM tsh_oracle AS o JOIN tsh_pipeline AS p USING (i);
 
 -- The state cap: eight windows of a million rows and one of 387777 leave
--- TimeShift's two rings (values and gaps) room for 50 rows each (the
--- detail says so); rows a second apart, shift 1 day: 50 rows fit, the
--- next is refused.
+-- TimeShift's two rings (values and gaps) room for 50 rows each, where
+-- the time suite's CountNumber (one ring) has room for 100; rows a second
+-- apart, shift 1 day: 50 rows fit (TimeShift gives nothing: r is NULL on
+-- every row, counted so that the window function runs), the 51st is
+-- refused.
 CREATE TABLE tsh_capped (p pipeline);
 INSERT INTO tsh_capped SELECT ('{"type": "Pipeline", "output_port_types": ["number", "number"], "operators": [{"id": "in", "type": "Identity"}, '
   || string_agg(format('{"id": "%s", "type": "MovingSum", "window_size": %s}', c, CASE WHEN c = 'j' THEN 387777 ELSE 1000000 END), ', ')
@@ -152,9 +155,9 @@ INSERT INTO tsh_capped SELECT ('{"type": "Pipeline", "output_port_types": ["numb
   || ', {"from": "in", "to": "t"}, {"from": "in", "to": "jn", "toPort": "i1"}, {"from": "t", "to": "jn", "toPort": "i2"}],'
   || ' "entryOperator": "in", "outputMappings": {"jn": {"o1": "o1", "o2": "o2"}}}')::pipeline
 FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'j']) AS c;
-SELECT count(*) FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
+SELECT count(*) FILTER (WHERE r IS NULL) AS rows FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
                       FROM tsh_capped, generate_series(1, 50) AS g) AS q;
-SELECT count(*) FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
+SELECT count(*) FILTER (WHERE r IS NULL) AS rows FROM (SELECT segment_agg(at(g), ARRAY[g::float8], 1, tsh_capped.p, true) OVER (ORDER BY g) AS r
                       FROM tsh_capped, generate_series(1, 50 + 1) AS g) AS q;
 -- Rows that leave make room: after rows at 1 .. 50 s, a row at 1 day + 2
 -- s lets the row at 1 s go and gives the value of 2 s (2); a row at 1 day
@@ -180,14 +183,17 @@ FROM (SELECT pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i) AS who
      generate_series(1, 13) AS c,
      LATERAL (SELECT pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i) AS p1 FROM tsh_resume_rows WHERE i <= c) AS f,
      LATERAL (SELECT pipeline_agg(at(t), ARRAY[v], k, p1::text::pipeline ORDER BY i) AS p2 FROM tsh_resume_rows WHERE i > c) AS r;
--- The emissions: segment 0 (rows 1..7) closes on row 8 with its last
--- output, row 7's (10 s: the row at 5 s, 5); segment 1 has not closed.
+-- The emissions: segment 0 (rows 1..7) closes on row 8 (12 s) with its
+-- last output, row 7's: o1 its value 7, o2 the latest row at 5 s, 5;
+-- segment 1 has not closed.
 SELECT emissions(pipeline_agg(at(t), ARRAY[v], k, tsh_spec('5 s') ORDER BY i)) FROM tsh_resume_rows;
--- The state as stored after rows 1..13 (segment 1: 12, 13, 17, 18, 18,
--- 22 s): row 13 at 22 s holds [17, 22] s, the rows at 17 s (10) and at 18
--- s (the latest, 12) and 22 s (13); the row at 22 s found nothing at 17 s?
--- It did: 17 s (10), given on o2 with 13 on o1.  first 17 s, last 22 s
--- (microseconds since 2000-01-01), gaps 0, 1 s, 4 s.
+-- The state as stored after rows 1..13, TimeShift alone: segment 1 is
+-- rows 8..13 at 12, 13, 17, 18, 18 and 22 s (8 .. 13).  The row at 22 s
+-- holds [17, 22] s: the rows at 17 s (10), 18 s (the latest, 12) and 22 s
+-- (13), first 17 s and last 22 s (microseconds since 2000-01-01 UTC),
+-- gaps 4 s (the oldest's as it entered, after 13 s), 1 s, 4 s; it gave
+-- the value of 17 s, 10, which the buffer holds.  Segment 0 emitted its
+-- last output on row 8: the row at 10 s gave 5.
 SELECT (SELECT pipeline_agg(at(t), v, k, '{"type": "TimeShift", "shift": "5 s"}' ORDER BY i)
         FROM tsh_resume_rows WHERE i <= 13)::text;
 
@@ -199,18 +205,21 @@ SELECT label, tsh_try(format('SELECT %L::pipeline', replace(t, old, new)))
 FROM tsh_state, (VALUES
   ('as written', '', ''),
   ('a value more', '"values": [10, 12, 13]', '"values": [10, 12, 13, 14]'),
-  ('a gap less', '"gaps": [0, 1000000, 4000000]', '"gaps": [0, 1000000]'),
-  ('gaps short of last - first', '"gaps": [0, 1000000, 4000000]', '"gaps": [0, 1000000, 3000000]'),
-  ('two values at one time', '"gaps": [0, 1000000, 4000000]', '"gaps": [0, 0, 5000000]'),
-  ('a gap not whole', '"gaps": [0, 1000000, 4000000]', '"gaps": [0, 1000000.5, 3999999.5]'),
-  ('a negative gap', '"gaps": [0, 1000000, 4000000]', '"gaps": [0, -1000000, 6000000]'),
+  ('a gap less', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [0, 1000000]'),
+  ('gaps short of last - first', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [4000000, 1000000, 3000000]'),
+  ('two values at one time', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [4000000, 0, 5000000]'),
+  ('a gap not whole', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [4000000, 1000000.5, 3999999.5]'),
+  ('a negative gap', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [4000000, -1000000, 6000000]'),
+  ('a value less', '"values": [10, 12, 13]', '"values": [10, 12]'),
+  ('the oldest gap negative', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [-1, 1000000, 4000000]'),
+  ('the oldest gap 0, as after an empty window', '"gaps": [4000000, 1000000, 4000000]', '"gaps": [0, 1000000, 4000000]'),
   ('first beyond the shift', '"first": 820540817000000', '"first": 820540816000000'),
   ('last not a timestamp', '"last": 820540822000000', '"last": 9223372036854775807')) AS c(label, old, new);
 -- With no row held, first and last must be 0; nothing held is accepted.
 SELECT tsh_try(format('SELECT %L::pipeline', replace(replace(replace(t, '"values": [10, 12, 13]', '"values": []'),
-                      '"gaps": [0, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'))) AS empty_with_last,
+                      '"gaps": [4000000, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'))) AS empty_with_last,
        tsh_try(format('SELECT %L::pipeline', replace(replace(replace(replace(t, '"values": [10, 12, 13]', '"values": []'),
-                      '"gaps": [0, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'),
+                      '"gaps": [4000000, 1000000, 4000000]', '"gaps": []'), '"first": 820540817000000', '"first": 0'),
                       '"last": 820540822000000', '"last": 0'))) AS empty
 FROM tsh_state;
 

@@ -654,8 +654,9 @@ read_param(SpecReader *r, SpOperator *op, const SpParamDef *d, const SpJsonNode 
 /*
  * TimeShift's "shift" moves a value to a later time (docs/reference.md,
  * "TimeShift"): a negative one would give a row a value of its future,
- * which the row cannot have.  Said here in those words, before the
- * parameter is read as a duration (which has no sign).
+ * which the row cannot have; the original's is an integer in its
+ * timestamps' units.  Said here in those words, before the parameter is
+ * read as a duration (which has no sign).
  */
 static void
 check_time_shift(SpecReader *r, const SpJsonNode *j)
@@ -675,6 +676,9 @@ check_time_shift(SpecReader *r, const SpJsonNode *j)
 			t++;
 		negative = (*t == '-');
 	}
+	if (!negative && sp_json_kind(v) == SPJ_NUMBER)
+		spec_error(errmsg("\"shift\" must be a duration in a string, not a number"),
+				   errhint("The original's shift counts the units of its timestamps: over timestamps in seconds, \"shift\": 5 is \"shift\": \"5 seconds\"."));
 	if (negative)
 		spec_error(errmsg("\"shift\" must not be negative"),
 				   errdetail("A negative shift asks, on a row, for the value of a later row, which has not arrived."),
@@ -981,8 +985,6 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 		return;
 	}
 	op->type = sp_find_op_type(type);
-	if (op->type == &sp_op_time_shift)
-		check_time_shift(r, j);
 	if (op->type == NULL)
 	{
 		Suggestion s;
@@ -997,6 +999,8 @@ read_operator(SpecReader *r, SpOperator *op, const SpJsonNode *j, int index, boo
 				   errhint_suggestion(&s, "The operator types are listed under \"Operators\" in docs/reference.md."));
 	}
 	place.type = op->type;
+	if (op->type == &sp_op_time_shift)
+		check_time_shift(r, j);
 
 	check_members(r, j, op->type == &sp_op_keyed_pipeline ? keyed_fields :
 				  op->type == &sp_op_trigger_set ? trigger_fields : operator_fields,
