@@ -22,7 +22,7 @@
 #                  sensors x 30 days of 1-minute readings, 7 rounds);
 #   bench_time.py  windows of time and the operators over time against the
 #                  executor's floor (readings every 10 seconds);
-#   bench_ivm.py   issue 23's comparison: maintained inserts of 1, 100 and
+#   bench_ivm.py   the comparison with pg_ivm: maintained inserts of 1, 100 and
 #                  10,000 rows per statement made on the server (pgbench),
 #                  updates and deletes, against plain tables and, where the
 #                  server has pg_ivm, create_immv of the same daily max and

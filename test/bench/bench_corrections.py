@@ -19,7 +19,7 @@ trip included, no psql start-up), median of the rounds with the spread
   (c) recomputing that one sensor from its checkpoint: pipeline_agg over its
       readings since the latest checkpoint before the changed reading,
       starting from that checkpoint's state;
-then (a)/(b1) and (a)/(b2) (issue 18's target: at most 1%) and (a)/(c) (at most 1.5).
+then (a)/(b1) and (a)/(b2) (the target: at most 1%) and (a)/(c) (at most 1.5).
 Whether every other sensor's state, result and checkpoint rows keep their
 xmin (and ctid) through all the corrections is checked and printed, and
 whether the corrected sensor's results equal segment_agg over its readings.
@@ -27,7 +27,7 @@ Last, in-order inserts of 100 rows per statement (one reading of each of the
 100 sensors, minute after minute; or ten readings of each of 10 sensors)
 into the maintained table against the same inserts into a plain copy of it
 (same rows, same index), alternating, with synchronous_commit on and off
-(issue 18's target: at most 2x), and whether the maintained results still
+(the target: at most 2x), and whether the maintained results still
 equal segment_agg for three sensors afterwards.
 
 Connection settings come from the environment (pg_virtualenv; test/bench/bench.sh).
