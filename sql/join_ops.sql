@@ -398,3 +398,26 @@ FROM ts_held, (VALUES ('"sum1/values": [1, 2]', '"sum1/values": [1, 2, 3, 4]', '
                       ('"sum1/values": [1, 2]', '"sum1/values": "x"', 'not an array'),
                       ('"sum1/values": [1, 2]', '"sum1/values": [1, 2]', 'as written')) AS t(f, t, m);
 SELECT p FROM ts_held;
+
+-- A Join inside a TriggerSet's mesh or a KeyedPipeline's prototype: the
+-- run over their state has the vector areas a Join's step writes (0.7.0
+-- before this test crashed the server here).  Row 2's value 5 reaches both
+-- of the Join's ports: the TriggerSet's 5 - 5 = 0 fires it, and the
+-- segment closed at the end emits 0; key 8's instance adds 5 + 5 = 10,
+-- emitted after its key.
+SELECT i, segment_agg(v, 1, '{"type": "Pipeline", "operators": [{"type": "TriggerSet", "id": "t",
+    "input_port_type": "number", "output_port_type": "number",
+    "operators": [{"type": "Identity", "id": "a"}, {"type": "Join", "id": "j", "portTypes": ["number", "number"]},
+                  {"type": "Subtraction", "id": "d"}],
+    "connections": [{"from": "a", "to": "j", "toPort": "i1"}, {"from": "a", "to": "j", "toPort": "i2"},
+                    {"from": "j", "to": "d", "toPort": "i1"}, {"from": "j", "fromPort": "o2", "to": "d", "toPort": "i2"}],
+    "entryOperator": "a", "outputOperator": "d"}],
+  "entryOperator": "t", "outputMappings": {"t": {"o1": "o1"}}}', true) OVER (ORDER BY i)
+FROM (VALUES (1, 1.0), (2, 5.0)) AS t(i, v);
+SELECT i, segment_agg(v, 1, '{"type": "KeyedPipeline", "key_index": 0, "prototype": {
+    "operators": [{"type": "VectorExtract", "id": "e", "index": 1}, {"type": "Join", "id": "j", "portTypes": ["number", "number"]},
+                  {"type": "Addition", "id": "s"}],
+    "connections": [{"from": "e", "to": "j", "toPort": "i1"}, {"from": "e", "to": "j", "toPort": "i2"},
+                    {"from": "j", "to": "s", "toPort": "i1"}, {"from": "j", "fromPort": "o2", "to": "s", "toPort": "i2"}],
+    "entry": {"operator": "e"}, "output": {"operator": "s"}}}', true) OVER (ORDER BY i)
+FROM (VALUES (1, '{7, 1}'::float8[]), (2, '{8, 5}')) AS t(i, v);

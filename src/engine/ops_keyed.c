@@ -104,25 +104,6 @@ keyed_record(const SpParams *p)
 	return keyed_nkey(p) + (int64) (p->proto->state_size / sizeof(double));
 }
 
-/* The scratch of one row of the sub-graph, laid out as keyed_view carves it. */
-static Size
-keyed_scratch_bytes(const SpConfig *sub)
-{
-	int			areas = 1 + sub->n_vslots + 2 * sub->n_out;
-	Size		sz = 0;
-
-	sz += MAXALIGN(sizeof(bool) * sub->n_out) * 3;	/* buffered, lazy, emitted */
-	sz += MAXALIGN(sizeof(double) * sub->n_out) * 2;	/* buffer, emit */
-	sz += MAXALIGN(sizeof(double) * sub->n_in);
-	sz += MAXALIGN(sizeof(double) * sub->n_slots);
-	sz += MAXALIGN(sizeof(bool) * sub->n_slots);
-	sz += MAXALIGN(sizeof(double) * sub->max_nin);
-	sz += MAXALIGN(sizeof(double) * SP_MAX_LANES * areas);
-	sz += MAXALIGN(sizeof(int32) * areas);
-	sz += MAXALIGN(sizeof(SpValue) * Max(sub->max_nin, 1));
-	return sz;
-}
-
 static size_t
 keyed_state_size(const SpParams *p)
 {
@@ -142,7 +123,7 @@ keyed_rings(const SpParams *p, int64 *limits)
 	int			n = 2;
 
 	limits[0] = p->min_rows * keyed_record(p);
-	limits[1] = (int64) ((keyed_scratch_bytes(sub) + sizeof(double) - 1) / sizeof(double));
+	limits[1] = (int64) ((sp_run_areas_size(sub, true) + sizeof(double) - 1) / sizeof(double));
 	for (int k = 0; k < p->min_rows; k++)
 		for (int r = 0; r < sub->n_rings; r++)
 			limits[n++] = sub->declared_limits[r];
@@ -179,15 +160,6 @@ lane_out_of_range(int lane, int n)
 					   lane, n)));
 }
 
-static void *
-carve(char **p, Size sz)
-{
-	void	   *r = *p;
-
-	*p += MAXALIGN(sz);
-	return r;
-}
-
 /*
  * An SpRun of the sub-graph over instance i (its fixed state in the record,
  * its rings) and the scratch: what sp_run_row needs for one row.
@@ -197,30 +169,11 @@ keyed_view(const SpParams *p, SpRing *rings, int64 i, SpRun *view)
 {
 	const SpConfig *sub = p->proto;
 	SpRing	   *scratch = &rings[1];
-	char	   *c;
-	int			areas = 1 + sub->n_vslots + 2 * sub->n_out;
 
 	Assert(scratch->count == 0);
 	if (scratch->cap < scratch->limit)
 		sp_ring_reserve(scratch, scratch->limit);
-	c = (char *) scratch->buf;
-	memset(view, 0, sizeof(SpRun));
-	view->cfg = sub;
-	view->buffered = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
-	view->emitted = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer = carve(&c, sizeof(double) * sub->n_out);
-	view->emit = carve(&c, sizeof(double) * sub->n_out);
-	view->row_in = carve(&c, sizeof(double) * sub->n_in);
-	view->val = carve(&c, sizeof(double) * sub->n_slots);
-	view->have = carve(&c, sizeof(bool) * sub->n_slots);
-	view->op_in = carve(&c, sizeof(double) * sub->max_nin);
-	view->lanes = carve(&c, sizeof(double) * SP_MAX_LANES * areas);
-	view->lane_n = carve(&c, sizeof(int32) * areas);
-	view->vin = carve(&c, sizeof(SpValue) * Max(sub->max_nin, 1));
-	Assert(c - (char *) scratch->buf <= scratch->limit * (int64) sizeof(double));
-	memset(view->buffered, 0, sizeof(bool) * sub->n_out);
-	memset(view->emitted, 0, sizeof(bool) * sub->n_out);
+	sp_run_view(view, sub, (char *) scratch->buf, true);
 	view->opstate = (char *) (rings[0].buf + i * keyed_record(p) + keyed_nkey(p));
 	view->rings = rings + 2 + i * sub->n_rings;
 	view->has_key = true;
@@ -446,16 +399,8 @@ keyed_restore(const SpParams *p, void *state, const SpRing *rings)
 
 	for (int64 i = 0; i < s->n; i++)
 	{
-		char	   *sstate = (char *) (rings[0].buf + i * rec + keyed_nkey(p));
-		const SpRing *srings = rings + 2 + i * sub->n_rings;
-
-		for (int k = 0; k < sub->n_ops; k++)
-		{
-			const SpOperator *op = &sub->ops[k];
-
-			if (op->type->restore)
-				op->type->restore(&op->params, sstate + op->state_off, srings + op->first_ring);
-		}
+		sp_config_restore(sub, (char *) (rings[0].buf + i * rec + keyed_nkey(p)),
+						  rings + 2 + i * sub->n_rings);
 	}
 }
 

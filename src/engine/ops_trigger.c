@@ -50,28 +50,6 @@ trigger_out_type_at(const SpParams *p, int port)
 	return (SpPortType) p->num_ports;
 }
 
-/* The scratch of one row of the mesh, laid out as trigger_view carves it. */
-static Size
-trigger_scratch_bytes(const SpConfig *sub)
-{
-	int			areas = 1 + sub->n_vslots + 2 * sub->n_out;
-	Size		sz = 0;
-
-	sz += MAXALIGN(sizeof(bool) * sub->n_out) * 3;	/* buffered, lazy, emitted */
-	sz += MAXALIGN(sizeof(double) * sub->n_out) * 2;	/* buffer, emit */
-	sz += MAXALIGN(sizeof(double) * sub->n_in);
-	sz += MAXALIGN(sizeof(double) * sub->n_slots);
-	sz += MAXALIGN(sizeof(bool) * sub->n_slots);
-	sz += MAXALIGN(sizeof(double) * sub->max_nin);
-	if (sub->vectors)
-	{
-		sz += MAXALIGN(sizeof(double) * SP_MAX_LANES * areas);
-		sz += MAXALIGN(sizeof(int32) * areas);
-		sz += MAXALIGN(sizeof(SpValue) * Max(sub->max_nin, 1));
-	}
-	return sz;
-}
-
 static size_t
 trigger_state_size(const SpParams *p)
 {
@@ -92,7 +70,7 @@ trigger_rings(const SpParams *p, int64 *limits)
 	for (int r = 0; r < sub->n_rings; r++)
 		limits[r] = sub->declared_limits[r];
 	limits[sub->n_rings] =
-		(int64) ((trigger_scratch_bytes(sub) + sizeof(double) - 1) / sizeof(double));
+		(int64) ((sp_run_areas_size(sub, sub->vectors) + sizeof(double) - 1) / sizeof(double));
 	return sub->n_rings + 1;
 }
 
@@ -102,48 +80,17 @@ trigger_timed(const SpParams *p)
 	return p->proto->timed;
 }
 
-static void *
-carve(char **p, Size sz)
-{
-	void	   *r = *p;
-
-	*p += MAXALIGN(sz);
-	return r;
-}
-
 /* An SpRun of the mesh over the TriggerSet's state and the scratch. */
 static void
 trigger_view(const SpParams *p, void *state, SpRing *rings, SpRun *view)
 {
 	const SpConfig *sub = p->proto;
 	SpRing	   *scratch = &rings[sub->n_rings];
-	char	   *c;
-	int			areas = 1 + sub->n_vslots + 2 * sub->n_out;
 
 	Assert(scratch->count == 0);
 	if (scratch->cap < scratch->limit)
 		sp_ring_reserve(scratch, scratch->limit);
-	c = (char *) scratch->buf;
-	memset(view, 0, sizeof(SpRun));
-	view->cfg = sub;
-	view->buffered = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
-	view->emitted = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer = carve(&c, sizeof(double) * sub->n_out);
-	view->emit = carve(&c, sizeof(double) * sub->n_out);
-	view->row_in = carve(&c, sizeof(double) * sub->n_in);
-	view->val = carve(&c, sizeof(double) * sub->n_slots);
-	view->have = carve(&c, sizeof(bool) * sub->n_slots);
-	view->op_in = carve(&c, sizeof(double) * sub->max_nin);
-	if (sub->vectors)
-	{
-		view->lanes = carve(&c, sizeof(double) * SP_MAX_LANES * areas);
-		view->lane_n = carve(&c, sizeof(int32) * areas);
-		view->vin = carve(&c, sizeof(SpValue) * Max(sub->max_nin, 1));
-	}
-	Assert(c - (char *) scratch->buf <= scratch->limit * (int64) sizeof(double));
-	memset(view->buffered, 0, sizeof(bool) * sub->n_out);
-	memset(view->emitted, 0, sizeof(bool) * sub->n_out);
+	sp_run_view(view, sub, (char *) scratch->buf, sub->vectors);
 	view->opstate = state;
 	view->rings = rings;
 	view->has_key = true;
@@ -229,15 +176,7 @@ trigger_check(const SpParams *p, const void *state, const SpRing *rings)
 static void
 trigger_restore(const SpParams *p, void *state, const SpRing *rings)
 {
-	const SpConfig *sub = p->proto;
-
-	for (int i = 0; i < sub->n_ops; i++)
-	{
-		const SpOperator *op = &sub->ops[i];
-
-		if (op->type->restore)
-			op->type->restore(&op->params, (char *) state + op->state_off, rings + op->first_ring);
-	}
+	sp_config_restore(p->proto, state, rings);
 }
 
 const SpOpType sp_op_trigger_set = {

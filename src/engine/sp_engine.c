@@ -155,10 +155,14 @@ sp_config_vectors(SpConfig *cfg)
 	}
 }
 
-static Size
-run_block_size(const SpConfig *cfg)
+/*
+ * The areas of an SpRun that a row overwrites, in the order carve_areas
+ * lays them out; with lanes, the vector areas too.
+ */
+Size
+sp_run_areas_size(const SpConfig *cfg, bool lanes)
 {
-	Size		sz = MAXALIGN(sizeof(SpRun));
+	Size		sz = 0;
 
 	sz += MAXALIGN(sizeof(bool) * cfg->n_out) * 3;	/* buffered, lazy, emitted */
 	sz += MAXALIGN(sizeof(double) * cfg->n_out) * 2;	/* buffer, emit */
@@ -166,9 +170,23 @@ run_block_size(const SpConfig *cfg)
 	sz += MAXALIGN(sizeof(double) * cfg->n_slots);
 	sz += MAXALIGN(sizeof(bool) * cfg->n_slots);
 	sz += MAXALIGN(sizeof(double) * cfg->max_nin);
-	sz += MAXALIGN(sizeof(SpRing) * cfg->n_rings);
-	sz += cfg->state_size;
+	if (lanes)
+	{
+		int			areas = 1 + cfg->n_vslots + 2 * cfg->n_out;
+
+		sz += MAXALIGN(sizeof(double) * SP_MAX_LANES * areas);
+		sz += MAXALIGN(sizeof(int32) * areas);
+		sz += MAXALIGN(sizeof(SpValue) * Max(cfg->max_nin, 1));
+		sz += MAXALIGN(sizeof(SpValue) * Max(cfg->n_slots, 1));
+	}
 	return sz;
+}
+
+static Size
+run_block_size(const SpConfig *cfg)
+{
+	return MAXALIGN(sizeof(SpRun)) + sp_run_areas_size(cfg, false) +
+		MAXALIGN(sizeof(SpRing) * cfg->n_rings) + cfg->state_size;
 }
 
 static void *
@@ -180,6 +198,61 @@ carve(char **p, Size sz)
 	return r;
 }
 
+/* The areas sp_run_areas_size counts, carved from *p. */
+static void
+carve_areas(SpRun *run, const SpConfig *cfg, char **p, bool lanes)
+{
+	run->buffered = carve(p, sizeof(bool) * cfg->n_out);
+	run->buffer_lazy = carve(p, sizeof(bool) * cfg->n_out);
+	run->emitted = carve(p, sizeof(bool) * cfg->n_out);
+	run->buffer = carve(p, sizeof(double) * cfg->n_out);
+	run->emit = carve(p, sizeof(double) * cfg->n_out);
+	run->row_in = carve(p, sizeof(double) * cfg->n_in);
+	run->val = carve(p, sizeof(double) * cfg->n_slots);
+	run->have = carve(p, sizeof(bool) * cfg->n_slots);
+	run->op_in = carve(p, sizeof(double) * cfg->max_nin);
+	if (lanes)
+	{
+		int			areas = 1 + cfg->n_vslots + 2 * cfg->n_out;
+
+		run->lanes = carve(p, sizeof(double) * SP_MAX_LANES * areas);
+		run->lane_n = carve(p, sizeof(int32) * areas);
+		run->vin = carve(p, sizeof(SpValue) * Max(cfg->max_nin, 1));
+		run->vout = carve(p, sizeof(SpValue) * Max(cfg->n_slots, 1));
+	}
+}
+
+/* the common case gets a path of its own (run_single) */
+static void
+set_single(SpRun *run, const SpConfig *cfg)
+{
+	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 &&
+		cfg->ops[0].nout == 1 && !cfg->vectors;
+	run->single_lazy = run->single && cfg->ops[0].lazy;
+}
+
+void
+sp_run_view(SpRun *view, const SpConfig *cfg, char *areas, bool lanes)
+{
+	memset(view, 0, sizeof(SpRun));
+	view->cfg = cfg;
+	carve_areas(view, cfg, &areas, lanes);
+	memset(view->buffered, 0, sizeof(bool) * cfg->n_out);
+	memset(view->emitted, 0, sizeof(bool) * cfg->n_out);
+}
+
+void
+sp_config_restore(const SpConfig *cfg, char *state, const SpRing *rings)
+{
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+
+		if (op->type->restore)
+			op->type->restore(&op->params, state + op->state_off, rings + op->first_ring);
+	}
+}
+
 SpRun *
 sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 {
@@ -189,15 +262,7 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 	SpRun	   *run = carve(&p, sizeof(SpRun));
 
 	run->cfg = cfg;
-	run->buffered = carve(&p, sizeof(bool) * cfg->n_out);
-	run->buffer_lazy = carve(&p, sizeof(bool) * cfg->n_out);
-	run->emitted = carve(&p, sizeof(bool) * cfg->n_out);
-	run->buffer = carve(&p, sizeof(double) * cfg->n_out);
-	run->emit = carve(&p, sizeof(double) * cfg->n_out);
-	run->row_in = carve(&p, sizeof(double) * cfg->n_in);
-	run->val = carve(&p, sizeof(double) * cfg->n_slots);
-	run->have = carve(&p, sizeof(bool) * cfg->n_slots);
-	run->op_in = carve(&p, sizeof(double) * cfg->max_nin);
+	carve_areas(run, cfg, &p, false);
 	run->rings = carve(&p, sizeof(SpRing) * cfg->n_rings);
 	run->opstate = carve(&p, cfg->state_size);
 	Assert(p - mem <= size);
@@ -215,10 +280,7 @@ sp_run_create(const SpConfig *cfg, MemoryContext cxt)
 		run->vin = MemoryContextAllocZero(cxt, sizeof(SpValue) * Max(cfg->max_nin, 1));
 		run->vout = MemoryContextAllocZero(cxt, sizeof(SpValue) * max_nout);
 	}
-	/* the common case gets a path of its own (run_single) */
-	run->single = cfg->n_ops == 1 && cfg->n_in == 1 && cfg->n_out == 1 &&
-		cfg->ops[0].nout == 1 && !cfg->vectors;
-	run->single_lazy = run->single && cfg->ops[0].lazy;
+	set_single(run, cfg);
 	return run;
 }
 
@@ -679,8 +741,7 @@ nested_header_size(const SpConfig *sub)
 static Size
 nested_scratch_size(const SpConfig *sub)
 {
-	return run_block_size(sub) - MAXALIGN(sizeof(SpRun)) -
-		MAXALIGN(sizeof(SpRing) * sub->n_rings) - sub->state_size;
+	return sp_run_areas_size(sub, false);
 }
 
 static Size
@@ -778,24 +839,11 @@ nested_view(const SpConfig *sub, void *state, SpRing *rings, int64 ts, SpRun *vi
 	const NestedHeader *h = state;
 	const double *buffered = nested_buffered(state);
 	const double *buffer = nested_buffer(state, sub);
-	char	   *c = (char *) state + nested_header_size(sub);
 
-	memset(view, 0, sizeof(*view));
-	view->cfg = sub;
-	view->buffered = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer_lazy = carve(&c, sizeof(bool) * sub->n_out);
-	view->emitted = carve(&c, sizeof(bool) * sub->n_out);
-	view->buffer = carve(&c, sizeof(double) * sub->n_out);
-	view->emit = carve(&c, sizeof(double) * sub->n_out);
-	view->row_in = carve(&c, sizeof(double) * sub->n_in);
-	view->val = carve(&c, sizeof(double) * sub->n_slots);
-	view->have = carve(&c, sizeof(bool) * sub->n_slots);
-	view->op_in = carve(&c, sizeof(double) * sub->max_nin);
+	sp_run_view(view, sub, (char *) state + nested_header_size(sub), false);
+	set_single(view, sub);
 	view->opstate = (char *) state + nested_sub_offset(sub);
 	view->rings = rings;
-	view->single = sub->n_ops == 1 && sub->n_in == 1 && sub->n_out == 1 &&
-		sub->ops[0].nout == 1 && !sub->vectors;
-	view->single_lazy = view->single && sub->ops[0].lazy;
 	view->ts = ts;
 	view->has_key = h->has_key != 0;
 	for (int k = 0; k < sub->n_out; k++)
@@ -1125,16 +1173,7 @@ nested_check(const SpParams *p, const void *state, const SpRing *rings)
 static void
 nested_restore(const SpParams *p, void *state, const SpRing *rings)
 {
-	const SpConfig *sub = p->sub;
-	char	   *substate = (char *) state + nested_sub_offset(sub);
-
-	for (int i = 0; i < sub->n_ops; i++)
-	{
-		const SpOperator *op = &sub->ops[i];
-
-		if (op->type->restore)
-			op->type->restore(&op->params, substate + op->state_off, rings + op->first_ring);
-	}
+	sp_config_restore(p->sub, (char *) state + nested_sub_offset(p->sub), rings);
 }
 
 const SpOpType sp_op_pipeline = {

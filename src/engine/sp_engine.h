@@ -213,6 +213,19 @@ extern SpRun *sp_run_create(const SpConfig *cfg, MemoryContext cxt);
 extern SpRun *sp_run_copy(const SpRun *src, MemoryContext cxt);
 
 /*
+ * A run over state kept elsewhere (an operator that runs a sub-configuration:
+ * a nested Pipeline, KeyedPipeline, TriggerSet).  sp_run_view points view
+ * at the per-row areas carved from areas, which holds
+ * sp_run_areas_size(cfg, lanes) bytes (lanes: the vector areas too), with
+ * nothing buffered and every row on the general path (have[] and val[]
+ * filled); the caller sets opstate, rings and what else it keeps.
+ * sp_config_restore runs the operators' restore over such state once read.
+ */
+extern Size sp_run_areas_size(const SpConfig *cfg, bool lanes);
+extern void sp_run_view(SpRun *view, const SpConfig *cfg, char *areas, bool lanes);
+extern void sp_config_restore(const SpConfig *cfg, char *state, const SpRing *rings);
+
+/*
  * Process one row.  values holds n_in values, or is NULL for a punctuation
  * row; it may be run->row_in itself.  Returns true when the row emitted;
  * run->emitted / run->emit then say what, per output port.
