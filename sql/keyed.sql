@@ -68,7 +68,7 @@ SELECT try_text($$SELECT segment_agg('{1, 2}'::float8[], 1, '{"type": "FusedExpr
 -- Oracle: FusedExpressionVector's INPUT k is FusedExpression's port k fed
 -- by VectorExtract k, row by row, across segments, for bytecodes with
 -- stateful opcodes, windows that leave values absent, and a GATE.  Rows:
--- 60, in segments of 7 rows (9 boundaries and the end), lanes with NaN,
+-- 60, in segments of 7 rows (8 boundaries and the end), lanes with NaN,
 -- infinities and -0.
 CREATE TABLE fv_rows AS
 SELECT i, i / 7 AS k,

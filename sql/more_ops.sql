@@ -183,8 +183,8 @@ SELECT mo_vtrace('{"type": "BurstAggregate", "aggBytecode": [0, 0, 20], "numAggO
                  '{{1}, {0}, {2}}');
 -- Two aggregates, the moving average of 2 rows (MA_UPDATE 2) and the
 -- count: a row where the average has no value yet keeps the burst's
--- earlier aggregates, none here.  Rows 5 | 0 | 1, 3 | 0: the bursts 5, 0
--- and 1 close with no aggregate and emit nothing; 1, 3 gives [2, 2],
+-- earlier aggregates, none here.  Rows 5 | 0 | 1, 3 | 0: the bursts 5 and
+-- 0 close with no aggregate and emit nothing; 1, 3 gives [2, 2],
 -- emitted by the last row.
 SELECT mo_vtrace('{"type": "BurstAggregate", "aggBytecode": [0, 0, 35, 2, 20, 22, 0, 20],
   "segBytecode": [0, 0, 1, 0, 26, 20], "segConstants": [0], "numAggOutputs": 2, "numInputCols": 1}',

@@ -753,6 +753,35 @@ prototype_end(SpecReader *r, const SpJsonNode *pj, const char *field, const char
 }
 
 /*
+ * The end of reading a sub-mesh (a KeyedPipeline's prototype, a
+ * TriggerSet's mesh) into r->cfg: its "connections" (of the object j),
+ * every input port connected (where: the detail naming the operator), the
+ * operators ordered, its vector areas laid out.
+ */
+static void
+finish_mesh(SpecReader *r, const SpJsonNode *j, const char *where)
+{
+	SpConfig   *sub = r->cfg;
+	const SpJsonNode *cj;
+	MemoryContext old;
+
+	if ((cj = sp_json_get(r->doc, j, "connections")) != NULL)
+		read_connections(r, cj);
+	else
+		sub->conns = keep_alloc0(r, sizeof(SpConnection));
+	for (int i = 0; i < sub->n_ops; i++)
+		for (int p = 0; p < sub->ops[i].nin; p++)
+			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  op_port_name(&sub->ops[i], p), sub->ops[i].id),
+						   errdetail("%s", where));
+	order_operators(r);
+	old = MemoryContextSwitchTo(r->keep);
+	sp_config_vectors(sub);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * A KeyedPipeline's "prototype" (prototypes named by reference are
  * expanded in place by sp_spec_proto.c before this): its operators and
  * connections, read as a pipeline's with a reader of their own, whose one
@@ -770,7 +799,6 @@ read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 	const SpOperator *out_op;
 	const char *port;
 	int			out;
-	const SpJsonNode *cj;
 
 	if (pj == NULL)
 		spec_error(errmsg("parameter \"prototype\" is required"));
@@ -817,23 +845,7 @@ read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 				   errdetail("Operator \"%s\" gives a %s.", out_op->id,
 							 sp_port_type_name(sub->out_types[0])));
 
-	if ((cj = sp_json_get(r->doc, pj, "connections")) != NULL)
-		read_connections(r, cj);
-	else
-		sub->conns = keep_alloc0(r, sizeof(SpConnection));
-	for (int i = 0; i < sub->n_ops; i++)
-		for (int p = 0; p < sub->ops[i].nin; p++)
-			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
-								  op_port_name(&sub->ops[i], p), sub->ops[i].id),
-						   errdetail("In the prototype of KeyedPipeline \"%s\".", op->id));
-	order_operators(r);
-	{
-		MemoryContext old = MemoryContextSwitchTo(r->keep);
-
-		sp_config_vectors(sub);
-		MemoryContextSwitchTo(old);
-	}
+	finish_mesh(r, pj, psprintf("In the prototype of KeyedPipeline \"%s\".", op->id));
 	*r = saved;
 	op->params.proto = sub;
 }
@@ -853,7 +865,6 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 	const SpOperator *entry_op;
 	const SpOperator *out_op;
 	const SpJsonNode *oj;
-	const SpJsonNode *cj;
 	const char *port = NULL;
 	int			out;
 	SpPortType	in_type = (SpPortType) op->params.choice;
@@ -918,23 +929,7 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 						  sp_port_type_name(out_type)),
 				   errdetail("The TriggerSet's \"output_port_type\" is %s.", sp_port_type_name(out_type)));
 
-	if ((cj = sp_json_get(r->doc, j, "connections")) != NULL)
-		read_connections(r, cj);
-	else
-		sub->conns = keep_alloc0(r, sizeof(SpConnection));
-	for (int i = 0; i < sub->n_ops; i++)
-		for (int p = 0; p < sub->ops[i].nin; p++)
-			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
-								  op_port_name(&sub->ops[i], p), sub->ops[i].id),
-						   errdetail("In TriggerSet \"%s\".", op->id));
-	order_operators(r);
-	{
-		MemoryContext old = MemoryContextSwitchTo(r->keep);
-
-		sp_config_vectors(sub);
-		MemoryContextSwitchTo(old);
-	}
+	finish_mesh(r, j, psprintf("In TriggerSet \"%s\".", op->id));
 	*r = saved;
 	op->params.proto = sub;
 }

@@ -496,6 +496,23 @@ bind_parameters(Expander *x, const SpJsonNode *proto, const SpJsonNode *given, c
 }
 
 /*
+ * Entering a prototype (pname, or the inline one of the instance shown):
+ * it must be an object, and not one the expansion is inside already.
+ */
+static void
+enter_prototype(Expander *x, const SpJsonNode *proto, const char *pname, const char *shown)
+{
+	if (sp_json_kind(proto) != SPJ_OBJECT)
+		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : shown));
+	for (int i = 0; pname && i < x->depth; i++)
+		if (strcmp(x->stack[i], pname) == 0)
+			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
+	if (x->depth >= lengthof(x->stack))
+		spec_error(errmsg("prototypes nest too deeply"));
+	x->stack[x->depth++] = pname ? pname : "";
+}
+
+/*
  * One instance: its parameters bound (given, else default; of the declared
  * type), its operators written with prefix "<id>::" into the list being
  * written, and its entry and output operators returned.
@@ -534,14 +551,7 @@ expand_instance(Expander *x, const SpJsonNode *op, const Env *env, const char *p
 							  sp_json_shown(sp_json_string(x->doc, k))),
 					   errhint("An instance has \"id\", \"prototype\" and \"parameters\"."));
 	proto = find_prototype(x, sp_json_get(x->doc, op, "prototype"), env, &pname);
-	if (sp_json_kind(proto) != SPJ_OBJECT)
-		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : id));
-	for (int i = 0; pname && i < x->depth; i++)
-		if (strcmp(x->stack[i], pname) == 0)
-			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
-	if (x->depth >= lengthof(x->stack))
-		spec_error(errmsg("prototypes nest too deeply"));
-	x->stack[x->depth++] = pname ? pname : "";
+	enter_prototype(x, proto, pname, id);
 
 	inner = bind_parameters(x, proto, sp_json_get(x->doc, op, "parameters"), env, qualified);
 
@@ -622,14 +632,7 @@ write_keyed_prototype(Expander *x, const SpJsonNode *kp, const SpJsonNode *ref, 
 	StringInfoData saved;
 	StringInfoData ops_text;
 
-	if (sp_json_kind(proto) != SPJ_OBJECT)
-		spec_error(errmsg("prototype \"%s\" must be a JSON object", pname ? sp_json_shown(pname) : qualified));
-	for (int i = 0; pname && i < x->depth; i++)
-		if (strcmp(x->stack[i], pname) == 0)
-			spec_error(errmsg("prototype \"%s\" contains itself", sp_json_shown(pname)));
-	if (x->depth >= lengthof(x->stack))
-		spec_error(errmsg("prototypes nest too deeply"));
-	x->stack[x->depth++] = pname ? pname : "";
+	enter_prototype(x, proto, pname, qualified);
 	inner = bind_parameters(x, proto, sp_json_get(x->doc, kp, "parameters"), env, qualified);
 
 	ops = sp_json_get(x->doc, proto, "operators");

@@ -32,20 +32,30 @@ static const SpParamDef fused_params[] = {
 	SP_PARAM_END
 };
 
-/* The spec reader calls it in the memory context the configuration keeps. */
+/*
+ * The bytecode, its constants and coefficients (vec[0..2]) compiled for
+ * inputs below max_inputs.  The spec reader calls check_params in the
+ * memory context the configuration keeps.
+ */
 static const char *
-fused_check_params(SpParams *p)
+fused_compile(SpParams *p, int max_inputs, const char *inputs_name)
 {
 	SpRpnSource src = {
 		.code = p->vec[0], .n_code = p->nvec[0],
 		.constants = p->vec[1], .n_constants = p->nvec[1],
 		.coefficients = p->vec[2], .n_coefficients = p->nvec[2],
 		.n_outputs = p->choice,
-		.max_inputs = p->num_ports, .inputs_name = "numPorts",
+		.max_inputs = max_inputs, .inputs_name = inputs_name,
 	};
 
 	p->rpn = sp_rpn_compile(&src);
 	return NULL;
+}
+
+static const char *
+fused_check_params(SpParams *p)
+{
+	return fused_compile(p, p->num_ports, "numPorts");
 }
 
 static int32
@@ -144,16 +154,7 @@ static const SpParamDef fused_vector_params[] = {
 static const char *
 fused_vector_check_params(SpParams *p)
 {
-	SpRpnSource src = {
-		.code = p->vec[0], .n_code = p->nvec[0],
-		.constants = p->vec[1], .n_constants = p->nvec[1],
-		.coefficients = p->vec[2], .n_coefficients = p->nvec[2],
-		.n_outputs = p->choice,
-		.max_inputs = SP_MAX_LANES, .inputs_name = "the most lanes a vector has",
-	};
-
-	p->rpn = sp_rpn_compile(&src);
-	return NULL;
+	return fused_compile(p, SP_MAX_LANES, "the most lanes a vector has");
 }
 
 static bool
