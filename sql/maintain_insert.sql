@@ -203,6 +203,42 @@ SELECT segpipe_unmaintain('parted_daily', true);
 SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgname LIKE 'parted_daily%';
 DROP TABLE parted;
 
+-- Sensors with and without a state in one statement: those that have one
+-- are locked and read, in the state table's order, up to the first that
+-- has none; from it on, states are inserted when new, locked and read.  A
+-- new sensor first, between others and last gives what pipeline_agg gives.
+CREATE TABLE gaps (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('gaps', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'gaps_daily');
+-- 2 and 4 new
+INSERT INTO gaps VALUES (2, '2026-03-01 08:00+00', 1), (4, '2026-03-01 08:00+00', 2);
+-- 3 new between 2 and 4, 6 new after them
+INSERT INTO gaps VALUES (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6), (4, '2026-03-01 09:00+00', 1),
+                        (6, '2026-03-01 09:00+00', 7);
+-- 8 new after four that have a state
+INSERT INTO gaps VALUES (2, '2026-03-01 10:00+00', 3), (3, '2026-03-01 10:00+00', 9), (4, '2026-03-01 10:00+00', 8),
+                        (6, '2026-03-01 10:00+00', 2), (8, '2026-03-01 10:00+00', 4);
+-- 1 new before five that have one
+INSERT INTO gaps VALUES (1, '2026-03-01 11:00+00', 11), (2, '2026-03-01 11:00+00', 0), (3, '2026-03-01 11:00+00', 0),
+                        (4, '2026-03-01 11:00+00', 0), (6, '2026-03-01 11:00+00', 0), (8, '2026-03-01 11:00+00', 12);
+-- all have one: the next day closes the 1st of each
+INSERT INTO gaps SELECT s, '2026-03-02 08:00+00', 100 FROM unnest('{1,2,3,4,6,8}'::int[]) AS s;
+SELECT * FROM gaps_daily ORDER BY sensor, ts;
+SELECT sensor, pipeline_rows(state), pipeline_progress(state) FROM gaps_daily_state ORDER BY sensor;
+SELECT count(*) AS differences
+FROM ((SELECT sensor, ts, key, port, value FROM gaps_daily
+       EXCEPT ALL
+       SELECT q.sensor, e.ts, e.key::date, e.port, e.value
+       FROM (SELECT sensor, pipeline_agg(ts, v, ts::date, '{"type": "MaxTracker"}' ORDER BY ts, v) AS p
+             FROM gaps GROUP BY sensor) AS q, emissions(q.p) AS e)
+      UNION ALL
+      (SELECT q.sensor, e.ts, e.key::date, e.port, e.value
+       FROM (SELECT sensor, pipeline_agg(ts, v, ts::date, '{"type": "MaxTracker"}' ORDER BY ts, v) AS p
+             FROM gaps GROUP BY sensor) AS q, emissions(q.p) AS e
+       EXCEPT ALL
+       SELECT sensor, ts, key, port, value FROM gaps_daily)) AS d;
+SELECT segpipe_unmaintain('gaps_daily', true);
+DROP TABLE gaps;
+
 -- Two schemas with results of the same name: dropping one schema's
 -- readings goes; a partition of the other's living readings is still
 -- refused, also one in a third schema.
@@ -261,6 +297,32 @@ SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTrac
 SELECT c.relname, t.tgfoid::regproc FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
 WHERE t.tgname = 'd_insert' ORDER BY 1;
 INSERT INTO r VALUES (1, '2026-03-03 08:00+00', 6), (11, '2026-03-03 08:00+00', 7);
+SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+\c :regression_db
+DROP DATABASE segpipe_maintain_update;
+
+-- Results tables set up by 0.7.0 keep its trigger arguments (layout 1: the
+-- sensors inserted or locked by one statement, read by another) across
+-- the update, and run as before; set up again, they get 0.8.0's.
+CREATE DATABASE segpipe_maintain_update;
+\c segpipe_maintain_update
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE EXTENSION segpipe VERSION '0.7.0';
+CREATE TABLE r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+INSERT INTO r VALUES (2, '2026-03-01 08:00+00', 1);
+ALTER EXTENSION segpipe UPDATE;
+SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
+-- 1 new before 2, 3 new after it
+INSERT INTO r VALUES (1, '2026-03-01 09:00+00', 4), (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6);
+INSERT INTO r VALUES (1, '2026-03-02 08:00+00', 0), (2, '2026-03-02 08:00+00', 0), (3, '2026-03-02 08:00+00', 0);
+SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+SELECT segpipe_unmaintain('d', true);
+SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
+INSERT INTO r VALUES (0, '2026-03-03 08:00+00', 7), (2, '2026-03-03 08:00+00', 8), (4, '2026-03-03 08:00+00', 9);
 SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
 \c :regression_db
 DROP DATABASE segpipe_maintain_update;

@@ -63,10 +63,20 @@ enum
 	A_CORRECT,					/* $1 sensors, $2 since: corrected */
 	A_PRUNE,					/* $1 sensors: checkpoints past the horizon; '' */
 	A_LATE,						/* the late-row policy */
+	N_ARGS_1,					/* the end of layout 1 (0.6.0 and 0.7.0) */
+	A_LOCKREAD = N_ARGS_1,		/* layout 2: $1 sensors: (ordinal, state, sensor
+								 * as stored or NULL), locked in order */
 	N_ARGS
 };
 
-#define ARGS_TAG "segpipe insert 1"
+/*
+ * The layouts: 1, written by segpipe_maintain of 0.6.0 and 0.7.0, locks the
+ * sensors with A_LOCK and reads them with A_READ; 2 (0.8.0) locks and reads
+ * with A_LOCKREAD those that have a state, and uses A_LOCK and A_READ only
+ * for the rest.
+ */
+static const char *const args_tags[] = {"segpipe insert 1", "segpipe insert 2"};
+static const int args_count[] = {N_ARGS_1, N_ARGS};
 
 /* Each statement but A_TAG and A_LATE is a plan. */
 #define N_PLANS N_ARGS
@@ -76,6 +86,8 @@ typedef struct TriggerPlans
 {
 	Oid			tgoid;			/* hash key */
 	MemoryContext cxt;
+	int			layout;			/* 1 or 2 */
+	int			nargs;
 	char	   *args[N_ARGS];
 	Oid			part_type;		/* the types the plans were prepared for */
 	Oid			key_type;
@@ -137,6 +149,14 @@ typedef struct RowReceiver
 	InsertRun  *run;
 } RowReceiver;
 
+/* The states A_LOCKREAD reads: sensors[0 .. read - 1]. */
+typedef struct StateReceiver
+{
+	DestReceiver pub;
+	InsertRun  *run;
+	int			read;
+} StateReceiver;
+
 static const char *const fixed_settings[][2] = {
 	{"search_path", "pg_catalog, pg_temp"},
 	{"TimeZone", "UTC"},
@@ -152,8 +172,12 @@ trigger_plans_for(Trigger *tg)
 {
 	TriggerPlans *tp;
 	bool		found;
+	int			layout = 0;
 
-	if (tg->tgnargs != N_ARGS || strcmp(tg->tgargs[A_TAG], ARGS_TAG) != 0)
+	for (int l = 0; l < lengthof(args_tags); l++)
+		if (tg->tgnargs == args_count[l] && strcmp(tg->tgargs[A_TAG], args_tags[l]) == 0)
+			layout = l + 1;
+	if (layout == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" was not made by this version of segpipe_maintain()", tg->tgname),
@@ -177,9 +201,9 @@ trigger_plans_for(Trigger *tg)
 	tp = hash_search(trigger_plans, &tg->tgoid, HASH_ENTER, &found);
 	if (found)
 	{
-		bool		same = true;
+		bool		same = tp->nargs == tg->tgnargs;
 
-		for (int i = 0; i < N_ARGS && same; i++)
+		for (int i = 0; i < tp->nargs && same; i++)
 			same = strcmp(tp->args[i], tg->tgargs[i]) == 0;
 		if (same)
 			return tp;
@@ -194,8 +218,10 @@ trigger_plans_for(Trigger *tg)
 	{
 		tp->cxt = AllocSetContextCreate(TopMemoryContext, "segpipe insert trigger",
 										ALLOCSET_SMALL_SIZES);
-		for (int i = 0; i < N_ARGS; i++)
+		for (int i = 0; i < tg->tgnargs; i++)
 			tp->args[i] = MemoryContextStrdup(tp->cxt, tg->tgargs[i]);
+		tp->layout = layout;
+		tp->nargs = tg->tgnargs;
 	}
 	PG_CATCH();
 	{
@@ -416,11 +442,6 @@ rows_destroy(DestReceiver *self)
 
 /* ---- the trigger ---- */
 
-/*
- * The statement's sensors (sorted as the state table's key sorts them),
- * inserted when new and locked, in that order, so that two statements never
- * wait for each other in a cycle; then their states.
- */
 /* the statement's sensors, distinct, in order, as they are collected */
 typedef struct PartNode
 {
@@ -449,18 +470,139 @@ part_node_alloc(void *arg)
 	return palloc(sizeof(PartNode));
 }
 
+/* One state read: ordinal i (from 1) of the sensors from first on. */
+static void
+keep_state(InsertRun *run, int first, int64 i, Datum state, Datum stored_part)
+{
+	MemoryContext old;
+
+	if (i < 1 || i > run->n - first)
+		elog(ERROR, "segpipe's maintained sensors: invalid state row");
+	old = MemoryContextSwitchTo(run->cxt);
+	run->sensors[first + i - 1].state = datumCopy(state, false, -1);
+	run->sensors[first + i - 1].stored_part = datumCopy(stored_part, run->part_byval, run->part_len);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+states_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	InsertRun  *run = ((StateReceiver *) self)->run;
+
+	if (desc->natts != 3 || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+		TupleDescAttr(desc, 2)->atttypid != run->tp->part_type)
+		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
+	run->tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+}
+
+/*
+ * A row of A_LOCKREAD: the state of the next sensor, locked already.  The
+ * first sensor without one ends the statement before any sensor after it
+ * is locked, so that all are locked in order.
+ */
+static bool
+states_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	StateReceiver *r = (StateReceiver *) self;
+
+	slot_getallattrs(slot);
+	if (slot->tts_isnull[0] || DatumGetInt64(slot->tts_values[0]) != r->read + 1)
+		elog(ERROR, "segpipe's maintained sensors: states read out of order");
+	if (slot->tts_isnull[2])
+		return false;
+	if (slot->tts_isnull[1])
+		elog(ERROR, "segpipe's maintained sensors: invalid state row");
+	keep_state(r->run, 0, r->read + 1, slot->tts_values[1], slot->tts_values[2]);
+	r->read++;
+	return true;
+}
+
+/*
+ * Layout 2: the states of the sensors that have one, up to the first that
+ * has none, locked and read by one statement; returns how many.
+ */
+static int
+lock_read_states(InsertRun *run, Datum parts_array, Oid argtype)
+{
+	StateReceiver dest;
+	SPIExecuteOptions options;
+	ParamListInfo params;
+	int			rc;
+
+	memset(&dest, 0, sizeof(dest));
+	dest.pub.receiveSlot = states_receive;
+	dest.pub.rStartup = states_startup;
+	dest.pub.rShutdown = rows_shutdown;
+	dest.pub.rDestroy = rows_destroy;
+	dest.pub.mydest = DestNone;
+	dest.run = run;
+	params = makeParamList(1);
+	params->params[0].value = parts_array;
+	params->params[0].isnull = false;
+	params->params[0].pflags = PARAM_FLAG_CONST;
+	params->params[0].ptype = argtype;
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.dest = (DestReceiver *) &dest;
+	rc = SPI_execute_plan_extended(plan(run->tp, A_LOCKREAD, 1, &argtype), &options);
+	/* (SPI says "utility" of a SELECT whose rows go to a DestNone receiver) */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "segpipe's state statement returned %s", SPI_result_code_string(rc));
+	return dest.read;
+}
+
+/*
+ * The sensors from first on (rest): inserted when new and locked, in
+ * order, then read.
+ */
+static void
+lock_insert_read_states(InsertRun *run, Datum rest, Oid argtype, int first)
+{
+	TriggerPlans *tp = run->tp;
+	SPITupleTable *tt;
+	TupleDesc	desc;
+
+	run_plan(plan(tp, A_LOCK, 1, &argtype), &rest, SPI_OK_INSERT);
+	run_plan(plan(tp, A_READ, 1, &argtype), &rest, SPI_OK_SELECT);
+	tt = SPI_tuptable;
+	desc = tt->tupdesc;
+	if (SPI_processed != (uint64) (run->n - first))
+		elog(ERROR, "segpipe's maintained sensors: %d locked, " UINT64_FORMAT " read",
+			 run->n - first, SPI_processed);
+	if (TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+		TupleDescAttr(desc, 2)->atttypid != tp->part_type)
+		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
+	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		inull,
+					snull,
+					pnull;
+		Datum		i = SPI_getbinval(tt->vals[r], desc, 1, &inull);
+		Datum		st = SPI_getbinval(tt->vals[r], desc, 2, &snull);
+		Datum		p = SPI_getbinval(tt->vals[r], desc, 3, &pnull);
+
+		if (inull || snull || pnull)
+			elog(ERROR, "segpipe's maintained sensors: invalid state row");
+		keep_state(run, first, DatumGetInt64(i), st, p);
+	}
+	SPI_freetuptable(tt);
+}
+
 /*
  * The statement's sensors, sorted as the state table's key sorts them (the
  * default btree order of the partition column's type, under its collation),
- * read from the transition table itself; then inserted when new and
- * locked, in that order, so that two statements never wait for each other
- * in a cycle; then their states.
+ * read from the transition table itself; then locked, in that order, so
+ * that two statements never wait for each other in a cycle, and read.  A
+ * sensor without a state gets one there (A_LOCK), in the same order: layout
+ * 2 locks and reads the sensors up to the first without a state by one
+ * statement, and only those from it on by the two that insert, lock and
+ * read.
  */
 static void
 read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 {
 	TriggerPlans *tp = run->tp;
-	SPITupleTable *tt;
 	TupleDesc	desc = RelationGetDescr(td->tg_relation);
 	Form_pg_attribute att;
 	int			attno;
@@ -474,6 +616,7 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	TupleTableSlot *slot;
 	int			ptr;
 	bool		isnull;
+	int			locked;
 
 	attno = SPI_fnumber(desc, tp->args[A_PARTS]);
 	if (attno <= 0)
@@ -531,31 +674,15 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	*parts_array = parts_array_of(run, parts, run->n);
 
 	argtype = array_type_of(part_type);
-	run_plan(plan(tp, A_LOCK, 1, &argtype), parts_array, SPI_OK_INSERT);
-	run_plan(plan(tp, A_READ, 1, &argtype), parts_array, SPI_OK_SELECT);
-	tt = SPI_tuptable;
-	desc = tt->tupdesc;
-	if (SPI_processed != (uint64) run->n)
-		elog(ERROR, "segpipe's maintained sensors: %d locked, " UINT64_FORMAT " read",
-			 run->n, SPI_processed);
-	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
-	get_typlenbyvalalign(tp->pipeline_type, &run->pipe_len, &run->pipe_byval, &run->pipe_align);
-	for (uint64 r = 0; r < SPI_processed; r++)
+	locked = (tp->layout >= 2) ? lock_read_states(run, *parts_array, argtype) : 0;
+	if (locked < run->n)
 	{
-		bool		inull,
-					snull;
-		bool		pnull;
-		int64		i = DatumGetInt64(SPI_getbinval(tt->vals[r], desc, 1, &inull));
-		Datum		st = SPI_getbinval(tt->vals[r], desc, 2, &snull);
-		Datum		p = SPI_getbinval(tt->vals[r], desc, 3, &pnull);
+		Datum		rest = (locked == 0) ? *parts_array :
+			parts_array_of(run, parts + locked, run->n - locked);
 
-		if (inull || snull || pnull || i < 1 || i > run->n ||
-			TupleDescAttr(desc, 2)->atttypid != part_type)
-			elog(ERROR, "segpipe's maintained sensors: invalid state row");
-		run->sensors[i - 1].state = datumCopy(st, false, -1);
-		run->sensors[i - 1].stored_part = datumCopy(p, run->part_byval, run->part_len);
+		lock_insert_read_states(run, rest, argtype, locked);
 	}
-	SPI_freetuptable(tt);
+	get_typlenbyvalalign(tp->pipeline_type, &run->pipe_len, &run->pipe_byval, &run->pipe_align);
 }
 
 /* The key's type, as the rows statement gives it. */
