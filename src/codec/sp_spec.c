@@ -753,6 +753,45 @@ prototype_end(SpecReader *r, const SpJsonNode *pj, const char *field, const char
 }
 
 /*
+ * A sub-mesh's one data port (r->cfg's): it feeds entry_op's "i1", of type.
+ */
+static void
+mesh_input(SpecReader *r, const SpOperator *entry_op, SpPortType type)
+{
+	SpConfig   *sub = r->cfg;
+
+	sub->n_in = 1;
+	sub->in_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->in_types[0] = type;
+	sub->feeds[entry_op->first_feed].op = -1;
+	sub->feeds[entry_op->first_feed].port = 0;
+	r->fed_by[entry_op->first_feed] = -1;
+}
+
+/*
+ * A sub-mesh's one output (r->cfg's): operator out's port (its name, or
+ * NULL for "o1"); its type is in out_types[0].  Returns the operator.
+ */
+static const SpOperator *
+mesh_output(SpecReader *r, int out, const char *port)
+{
+	SpConfig   *sub = r->cfg;
+	const SpOperator *out_op = &sub->ops[out];
+
+	sub->n_out = 1;
+	sub->out_op = keep_alloc0(r, sizeof(int));
+	sub->out_port = keep_alloc0(r, sizeof(int));
+	sub->map_order = keep_alloc0(r, sizeof(int));
+	sub->out_types = keep_alloc0(r, sizeof(SpPortType));
+	sub->out_op[0] = out;
+	sub->out_port[0] = port ? parse_port(port, 'o', out_op->nout) : 0;
+	if (sub->out_port[0] < 0)
+		spec_error(errmsg("operator \"%s\" has no output port \"%s\"", out_op->id, sp_json_shown(port)));
+	sub->out_types[0] = op_out_type(out_op, sub->out_port[0]);
+	return out_op;
+}
+
+/*
  * The end of reading a sub-mesh (a KeyedPipeline's prototype, a
  * TriggerSet's mesh) into r->cfg: its "connections" (of the object j),
  * every input port connected (where: the detail naming the operator), the
@@ -821,25 +860,10 @@ read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 		spec_error(errmsg("entry operator \"%s\" of a KeyedPipeline's prototype must take a vector_number",
 						  entry_op->id),
 				   errdetail("A KeyedPipeline gives each row's vector to its prototype's entry operator."));
-	sub->n_in = 1;
-	sub->in_types = keep_alloc0(r, sizeof(SpPortType));
-	sub->in_types[0] = SP_PORT_VECTOR_NUMBER;
-	sub->feeds[entry_op->first_feed].op = -1;
-	sub->feeds[entry_op->first_feed].port = 0;
-	r->fed_by[entry_op->first_feed] = -1;
+	mesh_input(r, entry_op, SP_PORT_VECTOR_NUMBER);
 
 	out = prototype_end(r, pj, "output", &port);
-	out_op = &sub->ops[out];
-	sub->n_out = 1;
-	sub->out_op = keep_alloc0(r, sizeof(int));
-	sub->out_port = keep_alloc0(r, sizeof(int));
-	sub->map_order = keep_alloc0(r, sizeof(int));
-	sub->out_types = keep_alloc0(r, sizeof(SpPortType));
-	sub->out_op[0] = out;
-	sub->out_port[0] = port ? parse_port(port, 'o', out_op->nout) : 0;
-	if (sub->out_port[0] < 0)
-		spec_error(errmsg("operator \"%s\" has no output port \"%s\"", out_op->id, sp_json_shown(port)));
-	sub->out_types[0] = op_out_type(out_op, sub->out_port[0]);
+	out_op = mesh_output(r, out, port);
 	if (sub->out_types[0] != SP_PORT_NUMBER && sub->out_types[0] != SP_PORT_VECTOR_NUMBER)
 		spec_error(errmsg("the output of a KeyedPipeline's prototype must be a number or a vector_number"),
 				   errdetail("Operator \"%s\" gives a %s.", out_op->id,
@@ -885,12 +909,7 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 				   op_ndata(entry_op) < 1 ? 0 :
 				   errdetail("Its \"i1\" takes a %s; the TriggerSet's \"input_port_type\" is %s.",
 							 sp_port_type_name(op_in_type(entry_op, 0)), sp_port_type_name(in_type)));
-	sub->n_in = 1;
-	sub->in_types = keep_alloc0(r, sizeof(SpPortType));
-	sub->in_types[0] = in_type;
-	sub->feeds[entry_op->first_feed].op = -1;
-	sub->feeds[entry_op->first_feed].port = 0;
-	r->fed_by[entry_op->first_feed] = -1;
+	mesh_input(r, entry_op, in_type);
 
 	oj = sp_json_get(r->doc, j, "outputOperator");
 	if (oj == NULL)
@@ -912,17 +931,7 @@ read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 							  sp_json_kind_name(sp_json_kind(oj))));
 		out = require_op(r, sp_json_string(r->doc, oj), "outputOperator");
 	}
-	out_op = &sub->ops[out];
-	sub->n_out = 1;
-	sub->out_op = keep_alloc0(r, sizeof(int));
-	sub->out_port = keep_alloc0(r, sizeof(int));
-	sub->map_order = keep_alloc0(r, sizeof(int));
-	sub->out_types = keep_alloc0(r, sizeof(SpPortType));
-	sub->out_op[0] = out;
-	sub->out_port[0] = port ? parse_port(port, 'o', out_op->nout) : 0;
-	if (sub->out_port[0] < 0)
-		spec_error(errmsg("operator \"%s\" has no output port \"%s\"", out_op->id, sp_json_shown(port)));
-	sub->out_types[0] = op_out_type(out_op, sub->out_port[0]);
+	out_op = mesh_output(r, out, port);
 	if (sub->out_types[0] != out_type)
 		spec_error(errmsg("output operator \"%s\" of TriggerSet \"%s\" gives a %s, not a %s",
 						  out_op->id, op->id, sp_port_type_name(sub->out_types[0]),

@@ -1176,39 +1176,31 @@ nested_restore(const SpParams *p, void *state, const SpRing *rings)
 	sp_config_restore(p->sub, (char *) state + nested_sub_offset(p->sub), rings);
 }
 
+/* A nested Pipeline: two types, one for a scalar path and one for vectors */
+#define NESTED_PIPELINE_COMMON \
+	.name = "Pipeline", \
+	.params = sp_no_params, \
+	.nin_from = nested_nin, \
+	.nctl_from = nested_nctl, \
+	.in_type_at = nested_in_type_at, \
+	.nout_from = nested_nout, \
+	.out_type_at = nested_out_type_at, \
+	.state_size = nested_state_size, \
+	.rings = nested_rings, \
+	.timed = nested_timed, \
+	.visit = nested_visit, \
+	.check_state = nested_check, \
+	.restore = nested_restore
+
 const SpOpType sp_op_pipeline = {
-	.name = "Pipeline",
-	.params = sp_no_params,
-	.nin_from = nested_nin,
-	.nctl_from = nested_nctl,
-	.in_type_at = nested_in_type_at,
-	.nout_from = nested_nout,
-	.out_type_at = nested_out_type_at,
+	NESTED_PIPELINE_COMMON,
 	.step_multi = nested_step_multi,
-	.state_size = nested_state_size,
-	.rings = nested_rings,
 	.step = nested_step,
-	.timed = nested_timed,
 	.step_at = nested_step_at,
-	.visit = nested_visit,
-	.check_state = nested_check,
-	.restore = nested_restore,
 };
 
 const SpOpType sp_op_pipeline_vec = {
-	.name = "Pipeline",
-	.params = sp_no_params,
-	.nin_from = nested_nin,
-	.nctl_from = nested_nctl,
-	.in_type_at = nested_in_type_at,
-	.nout_from = nested_nout,
-	.out_type_at = nested_out_type_at,
-	.state_size = nested_state_size,
-	.rings = nested_rings,
-	.timed = nested_timed,
-	.visit = nested_visit,
-	.check_state = nested_check,
-	.restore = nested_restore,
+	NESTED_PIPELINE_COMMON,
 	.step_vec_multi = nested_step_vec_multi,
 };
 

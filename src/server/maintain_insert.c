@@ -456,13 +456,34 @@ rows_startup(DestReceiver *self, int operation, TupleDesc desc)
 }
 
 static void
-rows_shutdown(DestReceiver *self)
+receiver_done(DestReceiver *self)
 {
 }
 
+/*
+ * Run a query whose rows go to dest (a RowReceiver or StateReceiver, zeroed
+ * but for its own fields), given its receive and startup callbacks.
+ */
 static void
-rows_destroy(DestReceiver *self)
+run_into(SPIPlanPtr p, ParamListInfo params, DestReceiver *dest,
+		 bool (*receive) (TupleTableSlot *, DestReceiver *),
+		 void (*startup) (DestReceiver *, int, TupleDesc))
 {
+	SPIExecuteOptions options;
+	int			rc;
+
+	dest->receiveSlot = receive;
+	dest->rStartup = startup;
+	dest->rShutdown = receiver_done;
+	dest->rDestroy = receiver_done;
+	dest->mydest = DestNone;
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.dest = dest;
+	rc = SPI_execute_plan_extended(p, &options);
+	/* (SPI says "utility" of a SELECT whose rows go to a DestNone receiver) */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "segpipe's insert statement returned %s", SPI_result_code_string(rc));
 }
 
 /* ---- the trigger ---- */
@@ -550,29 +571,16 @@ static int
 lock_read_states(InsertRun *run, Datum parts_array, Oid argtype)
 {
 	StateReceiver dest;
-	SPIExecuteOptions options;
-	ParamListInfo params;
-	int			rc;
+	ParamListInfo params = makeParamList(1);
 
 	memset(&dest, 0, sizeof(dest));
-	dest.pub.receiveSlot = states_receive;
-	dest.pub.rStartup = states_startup;
-	dest.pub.rShutdown = rows_shutdown;
-	dest.pub.rDestroy = rows_destroy;
-	dest.pub.mydest = DestNone;
 	dest.run = run;
-	params = makeParamList(1);
 	params->params[0].value = parts_array;
 	params->params[0].isnull = false;
 	params->params[0].pflags = PARAM_FLAG_CONST;
 	params->params[0].ptype = argtype;
-	memset(&options, 0, sizeof(options));
-	options.params = params;
-	options.dest = (DestReceiver *) &dest;
-	rc = SPI_execute_plan_extended(plan(run->tp, A_LOCKREAD, 1, &argtype), &options);
-	/* (SPI says "utility" of a SELECT whose rows go to a DestNone receiver) */
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
-		elog(ERROR, "segpipe's state statement returned %s", SPI_result_code_string(rc));
+	run_into(plan(run->tp, A_LOCKREAD, 1, &argtype), params, &dest.pub,
+			 states_receive, states_startup);
 	return dest.read;
 }
 
@@ -918,7 +926,6 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	TriggerPlans *tp;
 	InsertRun	run;
 	RowReceiver dest;
-	SPIExecuteOptions options;
 	Datum		parts_array;
 	Datum		args[2];
 	Oid			argtypes[2];
@@ -980,20 +987,8 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 
 	/* the rows, streamed into the runs */
 	memset(&dest, 0, sizeof(dest));
-	dest.pub.receiveSlot = rows_receive;
-	dest.pub.rStartup = rows_startup;
-	dest.pub.rShutdown = rows_shutdown;
-	dest.pub.rDestroy = rows_destroy;
-	dest.pub.mydest = DestNone;
 	dest.run = &run;
-	memset(&options, 0, sizeof(options));
-	options.dest = (DestReceiver *) &dest;
-	{
-		int			rc = SPI_execute_plan_extended(plan(tp, A_ROWS, 0, NULL), &options);
-
-		if (rc < 0)
-			elog(ERROR, "segpipe's rows statement returned %s", SPI_result_code_string(rc));
-	}
+	run_into(plan(tp, A_ROWS, 0, NULL), NULL, &dest.pub, rows_receive, rows_startup);
 
 	save_runs(&run);
 
