@@ -75,8 +75,11 @@ enum
  * with A_LOCKREAD those that have a state, and uses A_LOCK and A_READ only
  * for the rest.
  */
-static const char *const args_tags[] = {"segpipe insert 1", "segpipe insert 2"};
-static const int args_count[] = {N_ARGS_1, N_ARGS};
+static const struct
+{
+	const char *tag;			/* A_TAG */
+	int			nargs;
+}			layouts[] = {{"segpipe insert 1", N_ARGS_1}, {"segpipe insert 2", N_ARGS}};
 
 /* Each statement but A_TAG and A_LATE is a plan. */
 #define N_PLANS N_ARGS
@@ -174,8 +177,8 @@ trigger_plans_for(Trigger *tg)
 	bool		found;
 	int			layout = 0;
 
-	for (int l = 0; l < lengthof(args_tags); l++)
-		if (tg->tgnargs == args_count[l] && strcmp(tg->tgargs[A_TAG], args_tags[l]) == 0)
+	for (int l = 0; l < lengthof(layouts); l++)
+		if (tg->tgnargs == layouts[l].nargs && strcmp(tg->tgargs[A_TAG], layouts[l].tag) == 0)
 			layout = l + 1;
 	if (layout == 0)
 		ereport(ERROR,
