@@ -388,8 +388,8 @@ FROM ma_program, LATERAL (SELECT fx_em(pipeline_agg(at(t), v, k, spec ORDER BY t
 
 -- TimeShift is built (the timeshift suite): the rise over 5 s is accepted.
 SELECT try_spec('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "x"}, {"type": "TimeShift", "id": "lag", "shift": "5 s"}, {"type": "Subtraction", "id": "d"}], "connections": [{"from": "x", "to": "lag"}, {"from": "x", "to": "d", "toPort": "i1"}, {"from": "lag", "to": "d", "toPort": "i2"}], "entryOperator": "x", "outputMappings": {"d": {"o1": "o1"}}}');
--- What to write instead: the value five minutes earlier joined in SQL, fed
--- as the second data port.  Readings every minute, 1 to 10 squared: the
+-- The same in SQL: the value five minutes earlier joined in SQL, fed as
+-- the second data port.  Readings every minute, 1 to 10 squared: the
 -- differences over five minutes, from minute 6 on, are 35, 45, 55, 65, 75;
 -- their running maximum at the end, 75.
 SELECT segment_agg(ARRAY[a.v, b.v], 1, '{"type": "Pipeline", "operators": [{"type": "Subtraction", "id": "d"}, {"type": "MaxTracker", "id": "m"}], "connections": [{"from": "d", "to": "m"}], "entryOperator": "d", "outputMappings": {"m": {"o1": "o1"}}}', true)

@@ -40,7 +40,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
     RETURN SQLSTATE || ': ' || SQLERRM ||
-           coalesce(' (' || regexp_replace(nullif(detail, ''), ' at character \d+ of the state', '') || ')', '');
+           coalesce(' (' || regexp_replace(nullif(detail, ''), ' at character \d+ of the (state|text)', '') || ')', '');
 END $$;
 
 -- ---- CountBoolean: CountNumber over a boolean port ----

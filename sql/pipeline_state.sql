@@ -17,7 +17,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
     RETURN SQLSTATE || ': ' || SQLERRM ||
-           coalesce(' (' || nullif(regexp_replace(detail, ' at character \d+ of the state', ''), '') || ')', '');
+           coalesce(' (' || nullif(regexp_replace(detail, ' at character \d+ of the (state|text)', ''), '') || ')', '');
 END $$;
 
 -- A valid state, written by hand: MovingAverage over 2 holding 20 and 30

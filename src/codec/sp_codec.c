@@ -188,6 +188,8 @@ sp_text_split(const char *text, char **state_text, int code)
 	if (strstr(text, "\"state\"") == NULL)
 		return unconstify(char *, text);
 	sp_scan_init(&s, text, code);
+	/* the state is found in the whole text: positions count from its start */
+	s.what = "the text";
 	initStringInfo(&config);
 	appendStringInfoChar(&config, '{');
 	sp_scan_expect(&s, '{');

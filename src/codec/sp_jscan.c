@@ -25,6 +25,7 @@ sp_scan_init_len(SpScan *s, const char *text, size_t len, int code)
 	s->start = s->p = text;
 	s->end = text + len;
 	s->code = code;
+	s->what = "the state";
 }
 
 /* The current character, '\0' at the end. */
@@ -55,8 +56,8 @@ sp_scan_fail(SpScan *s, const char *fmt,...)
 	ereport(ERROR,
 			(errcode(s->code),
 			 errmsg("invalid pipeline state"),
-			 errdetail("%s at character %d of the state.",
-					   msg.data, (int) (s->p - s->start) + 1)));
+			 errdetail("%s at character %d of %s.",
+					   msg.data, (int) (s->p - s->start) + 1, s->what)));
 }
 
 static void

@@ -24,6 +24,7 @@ typedef struct SpScan
 	const char *p;
 	const char *end;			/* just past the last character */
 	int			code;			/* SQLSTATE raised on malformed input */
+	const char *what;			/* what start is, for the error: "the state" */
 } SpScan;
 
 /* A NUL-terminated text. */

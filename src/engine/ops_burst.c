@@ -102,8 +102,8 @@ burst_check_params(SpParams *p)
 		double		x = p->vec[4][k];
 
 		if (!(x == floor(x) && x >= 0 && x < p->num_ports))
-			return psprintf("element %d of \"keyColumns\" must be a lane below \"numInputCols\" (%d), not %s",
-							k + 1, p->num_ports, float8out_internal(x));
+			return psprintf("element %d of \"keyColumns\" must be an integer from 0 to %d (a lane below \"numInputCols\"), not %s",
+							k + 1, p->num_ports - 1, float8out_internal(x));
 	}
 	if (p->nvec[4] + p->choice > SP_MAX_LANES)
 		return psprintf("\"keyColumns\" and \"numAggOutputs\" give %d lanes; a vector has at most %d",
