@@ -401,10 +401,10 @@ SELECT p FROM ts_held;
 
 -- A Join inside a TriggerSet's mesh or a KeyedPipeline's prototype: the
 -- run over their state has the vector areas a Join's step writes (0.7.0
--- before this test crashed the server here).  Row 2's value 5 reaches both
--- of the Join's ports: the TriggerSet's 5 - 5 = 0 fires it, and the
--- segment closed at the end emits 0; key 8's instance adds 5 + 5 = 10,
--- emitted after its key.
+-- before this test crashed the server here).  Each row's value reaches
+-- both of the Join's ports: v - v = 0 fires the TriggerSet on rows 1 and 2,
+-- and the segment closed at the end emits the last, 0; key 8's instance
+-- adds 5 + 5 = 10, emitted after its key.
 SELECT i, segment_agg(v, 1, '{"type": "Pipeline", "operators": [{"type": "TriggerSet", "id": "t",
     "input_port_type": "number", "output_port_type": "number",
     "operators": [{"type": "Identity", "id": "a"}, {"type": "Join", "id": "j", "portTypes": ["number", "number"]},
