@@ -55,6 +55,7 @@ OBJS = \
 	src/server/sp_config_cache.o \
 	src/server/sp_key.o \
 	src/server/sp_keyio.o \
+	src/server/sp_settings.o \
 	src/server/sp_resume.o \
 	src/server/sp_rowvalue.o \
 	src/server/pipeline_type.o \

@@ -164,3 +164,62 @@ SELECT segment_agg(v, k) OVER () FROM (VALUES (1.0, NULL::json)) AS t(v, k);
 SELECT segment_key(v, k) OVER () FROM (VALUES (1.0, point '(1,2)')) AS t(v, k);
 SELECT segment_agg(ARRAY[v], k, '{"type": "Identity"}', true) OVER ()
 FROM (VALUES (1.0, NULL::xml)) AS t(v, k);
+
+-- A stored key is its type's output under fixed settings, whatever the
+-- session's: for each type below, the state's key is written under the
+-- fixed settings and under hostile ones, and must read the same.  Key I/O
+-- sets only the fixed settings a built-in type's I/O reads (the date and
+-- time types DateStyle and TimeZone, interval also IntervalStyle, floats
+-- extra_float_digits, integers, text, numeric, uuid and bool none); money
+-- stands for the types that get them all.  Each key is made without text
+-- input (timetz from a literal with its offset), so the session's settings
+-- cannot change the value itself.  Then each state continues with its own
+-- key under the hostile settings: the key read back equals it, so no
+-- segment closes (emitted 0).
+CREATE FUNCTION pg_temp.key_states() RETURNS TABLE (type text, key text, emitted int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  k record;
+  p pipeline;
+BEGIN
+  FOR k IN SELECT * FROM (VALUES
+      ('date', 'make_date(2026, 3, 1)'),
+      ('timestamptz', 'to_timestamp(1772323200.5)'),
+      ('timestamp', 'make_timestamp(2026, 3, 1, 13, 5, 7.25)'),
+      ('time', 'make_time(13, 5, 7.25)'),
+      ('timetz', 'timetz ''13:05:07.25+05:30'''),
+      ('interval', 'make_interval(days => 1, secs => 1.5)'),
+      ('float8', '1::float8 / 3'),
+      ('float4', '1::float4 / 3::float4'),
+      ('numeric', '1.50'),
+      ('int8', '-9007199254740993::int8'),
+      ('bool', 'true'),
+      ('money', '1234::money / 100')) AS t(type, expr)
+  LOOP
+    EXECUTE format('SELECT pipeline_agg(timestamptz ''epoch'', 1, %s, ''{"type": "Identity"}'')', k.expr)
+      INTO p;
+    type := k.type;
+    key := (p::text::json) -> 'state' ->> 'key';
+    EXECUTE format('SELECT json_array_length(pipeline_agg(timestamptz ''epoch'' + interval ''1 s'', 2, %s, $1)::text::json -> ''state'' -> ''emissions'')', k.expr)
+      INTO emitted USING p;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+CREATE TEMP TABLE fixed_keys AS SELECT * FROM pg_temp.key_states();
+SET DateStyle = 'SQL, DMY';
+SET TimeZone = 'Pacific/Kiritimati';
+SET IntervalStyle = 'sql_standard';
+SET extra_float_digits = -15;
+SET search_path = pg_temp, public;
+SELECT f.type, f.key, h.key = f.key AS same_under_hostile_settings, h.emitted AS emitted_on_resume
+FROM fixed_keys AS f JOIN pg_temp.key_states() AS h USING (type) ORDER BY f.type;
+RESET DateStyle;
+RESET TimeZone;
+RESET IntervalStyle;
+RESET extra_float_digits;
+RESET search_path;
+SET DateStyle = 'ISO, YMD';
+SET TimeZone = 'UTC';
+SET IntervalStyle = 'postgres';
+DROP TABLE fixed_keys;

@@ -52,25 +52,44 @@ sp_value_from_config(const SpConfig *cfg)
 	return pv;
 }
 
+/* A value whose configuration text buf holds after the header: add st. */
+static PipelineValue *
+finish_value(StringInfo buf, const SpState *st)
+{
+	uint32		config_len = buf->len - SP_HEADER_SIZE;
+	PipelineValue *pv;
+
+	sp_state_write(buf, st);
+	pv = (PipelineValue *) buf->data;
+	memset(pv, 0, SP_HEADER_SIZE);
+	SET_VARSIZE(pv, buf->len);
+	pv->version = SP_FORMAT_STATE;
+	pv->config_len = config_len;
+	return pv;
+}
+
 PipelineValue *
 sp_value_build(const SpConfig *cfg, const SpState *st)
 {
 	StringInfoData buf;
-	PipelineValue *pv;
-	uint32		config_len;
 
 	/* written in place after a header, so a large state is not copied */
 	initStringInfo(&buf);
 	appendStringInfoSpaces(&buf, SP_HEADER_SIZE);
 	sp_spec_write(&buf, cfg);
-	config_len = buf.len - SP_HEADER_SIZE;
-	sp_state_write(&buf, st);
-	pv = (PipelineValue *) buf.data;
-	memset(pv, 0, SP_HEADER_SIZE);
-	SET_VARSIZE(pv, buf.len);
-	pv->version = SP_FORMAT_STATE;
-	pv->config_len = config_len;
-	return pv;
+	return finish_value(&buf, st);
+}
+
+PipelineValue *
+sp_value_build_text(const char *config, uint32 config_len, const SpState *st)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	enlargeStringInfo(&buf, SP_HEADER_SIZE + config_len + 256);
+	appendStringInfoSpaces(&buf, SP_HEADER_SIZE);
+	appendBinaryStringInfo(&buf, config, config_len);
+	return finish_value(&buf, st);
 }
 
 /* Raise 22P03 for a malformed stored value or wire message. */

@@ -114,4 +114,8 @@ extern PipelineValue *sp_value_from_config(const SpConfig *cfg);
 /* Build a value holding cfg and st (version 2). */
 extern PipelineValue *sp_value_build(const SpConfig *cfg, const SpState *st);
 
+/* The same, from cfg's canonical text as sp_spec_write writes it. */
+extern PipelineValue *sp_value_build_text(const char *config, uint32 config_len,
+										  const SpState *st);
+
 #endif							/* SP_CODEC_H */

@@ -33,7 +33,6 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/float.h"
-#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -45,6 +44,7 @@
 
 #include "pipeline_agg.h"
 #include "sp_keyio.h"
+#include "sp_settings.h"
 
 PG_FUNCTION_INFO_V1(segpipe_insert_trigger);
 
@@ -160,7 +160,7 @@ typedef struct StateReceiver
 	int			read;
 } StateReceiver;
 
-static const char *const fixed_settings[][2] = {
+static const SpSetting fixed_settings[] = {
 	{"search_path", "pg_catalog, pg_temp"},
 	{"TimeZone", "UTC"},
 	{"DateStyle", "ISO, YMD"},
@@ -298,7 +298,7 @@ run_plan(SPIPlanPtr p, Datum *values, int expected)
  * grew (1000 sensors: an 8 MB scan per statement).  Settings in force where
  * the plan is made decide it, so they are set for every run.
  */
-static const char *const nested_loop_settings[][2] = {
+static const SpSetting nested_loop_settings[] = {
 	{"enable_hashjoin", "off"},
 	{"enable_mergejoin", "off"},
 };
@@ -306,13 +306,11 @@ static const char *const nested_loop_settings[][2] = {
 static void
 run_plan_by_key(SPIPlanPtr p, Datum *values, int expected)
 {
-	int			nest = NewGUCNestLevel();
+	int			nest = sp_settings_begin(nested_loop_settings, lengthof(nested_loop_settings),
+										 SP_SETTINGS_ALL(lengthof(nested_loop_settings)));
 
-	for (int i = 0; i < lengthof(nested_loop_settings); i++)
-		(void) set_config_option(nested_loop_settings[i][0], nested_loop_settings[i][1],
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	run_plan(p, values, expected);
-	AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 }
 
 static Oid
@@ -821,7 +819,7 @@ save_runs(InsertRun *run)
 	cstates = palloc(sizeof(Datum) * Max(n_ckpt, 1));
 
 	sp_keyio_init(&io, tp->key_type, CurrentMemoryContext);
-	nest = sp_keyio_hold();
+	nest = sp_keyio_hold(tp->key_type);
 	PG_TRY();
 	{
 		int			f = 0;
@@ -963,17 +961,15 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "SPI_register_trigger_data failed");
 	/* the settings the generated statements are written for */
-	nest = NewGUCNestLevel();
-	for (int i = 0; i < lengthof(fixed_settings); i++)
-		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	nest = sp_settings_begin(fixed_settings, lengthof(fixed_settings),
+							 SP_SETTINGS_ALL(lengthof(fixed_settings)));
 
 	read_sensors(&run, td, &parts_array);
 	rows_types(&run);
 
 	InitFunctionCallInfoData(*fc, &tp->flinfo, 0, InvalidOid, NULL, NULL);
 	{
-		int			knest = sp_keyio_hold();
+		int			knest = sp_keyio_hold(tp->key_type);
 
 		PG_TRY();
 		{
@@ -1004,7 +1000,7 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	if (tp->args[A_PRUNE][0] != '\0')
 		run_plan(plan(tp, A_PRUNE, 1, argtypes), &parts_array, SPI_OK_DELETE);
 
-	AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
 	MemoryContextSwitchTo(old);

@@ -53,6 +53,7 @@ typedef struct AggVector
 struct AggState
 {
 	MemoryContext cxt;
+	FmgrInfo   *flinfo;			/* the call site, whose cache holds cfg */
 	const SpConfig *cfg;
 	SpRun	   *run;
 	SpKeyType	kt;				/* the key type and its equality (sp_key.h) */
@@ -107,6 +108,7 @@ sp_agg_begin(FunctionCallInfo fcinfo, Datum spec, Oid key_type, Oid collation,
 	(void) sp_value_open(spec, &view);
 	as = MemoryContextAllocZero(cxt, sizeof(AggState));
 	as->cxt = cxt;
+	as->flinfo = fcinfo->flinfo;
 	as->cfg = sp_config_cached(fcinfo->flinfo, &view, cxt);
 	sp_key_type_init(&as->kt, key_type, collation, cxt);
 	sp_key_state_init(&as->ks, &as->kt, cxt);
@@ -243,7 +245,20 @@ sp_agg_keep_checkpoints(AggState *as)
 	as->keep_checkpoints = true;
 }
 
-/* The state's header and run, as they are now, for sp_value_build. */
+/*
+ * A value of as's configuration holding st; the configuration's text is
+ * written once for the call site (sp_config_canonical).
+ */
+static Datum
+value_of(const AggState *as, const SpState *st)
+{
+	uint32		len;
+	const char *config = sp_config_canonical(as->flinfo, as->cfg, &len);
+
+	return PointerGetDatum(sp_value_build_text(config, len, st));
+}
+
+/* The state's header and run, as they are now, for value_of. */
 static void
 state_header(const AggState *as, SpState *st)
 {
@@ -277,7 +292,7 @@ take_checkpoint(AggState *as, TimestampTz progress, int64 rows)
 	st.progress = progress;
 	st.rows = rows;
 	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
-	nest = sp_keyio_begin();
+	nest = sp_keyio_begin(&io);
 	st.key = sp_keyio_to_text(&io, as->ks.closed);
 	sp_keyio_end(nest);
 	if (as->n_ckpt == as->max_ckpt)
@@ -291,7 +306,7 @@ take_checkpoint(AggState *as, TimestampTz progress, int64 rows)
 			MemoryContextAllocHuge(as->cxt, sizeof(TimestampTz) * as->max_ckpt);
 	}
 	as->ckpt_ts[as->n_ckpt] = progress;
-	as->ckpt[as->n_ckpt++] = PointerGetDatum(sp_value_build(as->cfg, &st));
+	as->ckpt[as->n_ckpt++] = value_of(as, &st);
 	MemoryContextSwitchTo(old);
 }
 
@@ -432,7 +447,7 @@ sp_agg_result(const AggState *as)
 	seg_text = palloc(sizeof(char *) * Max(as->n_seg, 1));
 
 	sp_keyio_init(&io, as->kt.type, CurrentMemoryContext);
-	nest = sp_keyio_begin();
+	nest = sp_keyio_begin(&io);
 	if (as->ks.has_key)
 		st.key = sp_keyio_to_text(&io, as->ks.key);
 	for (int s = 0; s < as->n_seg; s++)
@@ -454,7 +469,7 @@ sp_agg_result(const AggState *as)
 			st.emit[e].lanes = v->lanes;
 		}
 	}
-	return PointerGetDatum(sp_value_build(as->cfg, &st));
+	return value_of(as, &st);
 }
 
 /*
@@ -469,7 +484,7 @@ sp_agg_state_datum(const AggState *as, SpKeyIO *io)
 	state_header(as, &st);
 	if (as->ks.has_key)
 		st.key = sp_keyio_to_text(io, as->ks.key);
-	return PointerGetDatum(sp_value_build(as->cfg, &st));
+	return value_of(as, &st);
 }
 
 const AggEmission *

@@ -14,6 +14,8 @@ typedef struct ConfigCache
 	char	   *text;
 	uint32		len;
 	SpConfig   *cfg;
+	char	   *canonical;		/* cfg's canonical text, once written */
+	uint32		canonical_len;
 } ConfigCache;
 
 const SpConfig *
@@ -41,4 +43,26 @@ sp_config_cached(FmgrInfo *flinfo, const SpValueView *view, MemoryContext cxt)
 	cfg = sp_spec_read(sp_view_config_text(view));
 	MemoryContextSwitchTo(old);
 	return cfg;
+}
+
+const char *
+sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len)
+{
+	ConfigCache *cache = flinfo->fn_extra;
+	StringInfoData text;
+
+	if (cache != NULL && cache->cfg == cfg && cache->canonical != NULL)
+	{
+		*len = cache->canonical_len;
+		return cache->canonical;
+	}
+	initStringInfo(&text);
+	sp_spec_write(&text, cfg);
+	*len = text.len;
+	if (cache == NULL || cache->cfg != cfg)
+		return text.data;
+	cache->canonical = MemoryContextStrdup(flinfo->fn_mcxt, text.data);
+	cache->canonical_len = text.len;
+	pfree(text.data);
+	return cache->canonical;
 }

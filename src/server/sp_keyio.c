@@ -4,8 +4,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -13,6 +13,7 @@
 
 #include "sp_json.h"
 #include "sp_keyio.h"
+#include "sp_settings.h"
 
 static bool name_cache_callbacks = false;
 static Oid	cached_type = InvalidOid;
@@ -53,21 +54,8 @@ sp_keyio_type_name(Oid type)
 	return pstrdup(cached_name);
 }
 
-void
-sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt)
-{
-	Oid			in,
-				out;
-	bool		varlena;
 
-	io->type = type;
-	getTypeInputInfo(type, &in, &io->ioparam);
-	getTypeOutputInfo(type, &out, &varlena);
-	fmgr_info_cxt(in, &io->in, cxt);
-	fmgr_info_cxt(out, &io->out, cxt);
-}
-
-static const char *const fixed_settings[][2] = {
+static const SpSetting fixed_settings[] = {
 	{"datestyle", "ISO, YMD"},
 	{"intervalstyle", "postgres"},
 	{"timezone", "UTC"},
@@ -80,64 +68,113 @@ static const char *const fixed_settings[][2] = {
 	{"search_path", "pg_catalog"},
 };
 
+#define SET_DATESTYLE		(1 << 0)
+#define SET_INTERVALSTYLE	(1 << 1)
+#define SET_TIMEZONE		(1 << 2)
+#define SET_FLOAT_DIGITS	(1 << 3)
+#define SET_ALL				SP_SETTINGS_ALL(lengthof(fixed_settings))
+
 /*
- * Set by sp_keyio_hold: the settings are in force already, for a stretch of
- * C code that converts many keys (the maintained trigger's), and a begin
- * inside it sets nothing.  Cleared by sp_keyio_release, on error too.
+ * The fixed settings that type's text I/O reads.  Setting one costs a
+ * check and an assignment, and its undoing another; the maintained insert
+ * trigger converts keys on every statement.  Only built-in types whose
+ * input and output functions are known are narrowed: integers, text,
+ * numeric and the like read none; float4 and float8 extra_float_digits;
+ * the date and time types DateStyle and TimeZone (TimeZone also for the
+ * input of 'now' and 'today'); interval DateStyle and IntervalStyle.
+ * Every other type (arrays, composites, domains, enums, ranges, money,
+ * bytea, the reg* types, extensions' types) gets them all.
  */
-static bool held = false;
+uint32
+sp_keyio_settings_of(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+		case CHAROID:
+		case NAMEOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case TEXTOID:
+		case BPCHAROID:
+		case VARCHAROID:
+		case NUMERICOID:
+		case UUIDOID:
+			return 0;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return SET_FLOAT_DIGITS;
+		case DATEOID:
+		case TIMEOID:
+		case TIMETZOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return SET_DATESTYLE | SET_TIMEZONE;
+		case INTERVALOID:
+			return SET_DATESTYLE | SET_INTERVALSTYLE;
+		default:
+			return SET_ALL;
+	}
+}
+
+/*
+ * The settings sp_keyio_hold has put in force, for a stretch of C code that
+ * converts many keys (the maintained trigger's): a begin inside it sets
+ * only what they leave out.  Cleared by sp_keyio_release, on error too.
+ */
+static uint32 held = 0;
+
+void
+sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt)
+{
+	Oid			in,
+				out;
+	bool		varlena;
+
+	io->type = type;
+	io->settings = sp_keyio_settings_of(type);
+	getTypeInputInfo(type, &in, &io->ioparam);
+	getTypeOutputInfo(type, &out, &varlena);
+	fmgr_info_cxt(in, &io->in, cxt);
+	fmgr_info_cxt(out, &io->out, cxt);
+}
 
 int
-sp_keyio_begin(void)
+sp_keyio_begin(const SpKeyIO *io)
 {
-	int			nest;
-
-	if (held)
-		return 0;				/* NewGUCNestLevel never gives 0 */
-	/* a setting that shows the fixed value already needs no change */
-	nest = 0;
-	for (int i = 0; i < lengthof(fixed_settings); i++)
-	{
-		const char *now = GetConfigOption(fixed_settings[i][0], false, false);
-
-		if (now != NULL && strcmp(now, fixed_settings[i][1]) == 0)
-			continue;
-		if (nest == 0)
-			nest = NewGUCNestLevel();
-		(void) set_config_option(fixed_settings[i][0], fixed_settings[i][1],
-								 PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-	}
-	return nest;
+	return sp_settings_begin(fixed_settings, lengthof(fixed_settings), io->settings & ~held);
 }
 
 void
 sp_keyio_end(int nest)
 {
-	if (nest != 0)
-		AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 }
 
 int
-sp_keyio_hold(void)
+sp_keyio_hold(Oid type)
 {
-	int			nest = sp_keyio_begin();
+	uint32		settings = sp_keyio_settings_of(type);
+	int			nest = sp_settings_begin(fixed_settings, lengthof(fixed_settings),
+										 settings & ~held);
 
-	held = true;
+	held |= settings;
 	return nest;
 }
 
 void
 sp_keyio_release(int nest)
 {
-	held = false;
+	held = 0;
 	sp_keyio_end(nest);
 }
 
 void
 sp_keyio_abandon(void)
 {
-	held = false;
+	held = 0;
 }
 
 char *

@@ -22,6 +22,7 @@
 typedef struct SpKeyIO
 {
 	Oid			type;
+	uint32		settings;		/* the fixed settings its I/O reads */
 	Oid			ioparam;
 	FmgrInfo	in;
 	FmgrInfo	out;
@@ -36,20 +37,22 @@ extern void sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt);
  * Fixed settings for key I/O: DateStyle ISO, IntervalStyle postgres,
  * TimeZone UTC, extra_float_digits 1 (shortest-exact), bytea_output hex,
  * lc_monetary C, array_nulls on, quote_all_identifiers off, search_path
- * pg_catalog.  Allowed in parallel workers (the
- * changes are saved and undone).  Every sp_keyio_to_text and
- * sp_keyio_from_text call goes between begin and end.
+ * pg_catalog; of them, those that io's type reads (sp_keyio_settings_of),
+ * and of those only the ones not showing the fixed value already.  Allowed
+ * in parallel workers (the changes are saved and undone).  Every
+ * sp_keyio_to_text and sp_keyio_from_text call goes between begin and end.
  */
-extern int	sp_keyio_begin(void);
+extern uint32 sp_keyio_settings_of(Oid type);
+extern int	sp_keyio_begin(const SpKeyIO *io);
 extern void sp_keyio_end(int nest);
 
 /*
- * begin, for a stretch of C code that converts many keys: the begins and
- * ends inside it set nothing.  No user code may run inside it but the key
- * types' I/O functions.  On error, abandon (the transaction's abort undoes
- * the settings).
+ * begin for keys of type, for a stretch of C code that converts many of
+ * them: the begins and ends inside it set nothing for that type.  No user
+ * code may run inside it but the key types' I/O functions.  On error,
+ * abandon (the transaction's abort undoes the settings).
  */
-extern int	sp_keyio_hold(void);
+extern int	sp_keyio_hold(Oid type);
 extern void sp_keyio_release(int nest);
 extern void sp_keyio_abandon(void);
 

@@ -35,7 +35,7 @@ sp_resume_state(const SpValueView *view, const SpConfig *cfg, SpKeyState *ks,
 		Datum		key;
 
 		sp_keyio_init(&io, ks->kt->type, tmp);
-		nest = sp_keyio_begin();
+		nest = sp_keyio_begin(&io);
 		key = sp_keyio_from_text(&io, st->key);
 		sp_keyio_end(nest);
 		/* copies a by-reference key into ks->cxt */
