@@ -260,6 +260,123 @@ DROP TABLE s2.r1;
 SELECT segpipe_unmaintain('s2.d', true);
 DROP SCHEMA s2 CASCADE;
 
+-- The states are written in place of the state rows the trigger locked (a
+-- heap update each, src/server/maintain_state.h) when the state table is
+-- as segpipe_maintain made it and the role may update its state column;
+-- otherwise by an UPDATE statement, which runs the table's triggers and
+-- checks and the role's rights.  Statement k inserts, for sensor s of 1 to
+-- 3, s rows at minutes 10k + 1 .. 10k + s of 1 March: after k statements
+-- sensor s has processed k * s rows.
+CREATE TABLE ip (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('ip', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'ip_d');
+CREATE FUNCTION ip_insert(k int) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO ip SELECT s, timestamptz '2026-03-01 00:00+00' + (k * 10 + i) * interval '1 min', s * 10 + i
+	FROM generate_series(1, 3) AS s, generate_series(1, s) AS i
+$$;
+-- An index on what every write changes: no new version is a heap-only
+-- one, and each needs its index entry (an index scan finds the new ones).
+CREATE INDEX ip_rows ON ip_d_state (pipeline_rows(state));
+SELECT ip_insert(1);
+SELECT ip_insert(2);
+SELECT ip_insert(3);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT sensor FROM ip_d_state WHERE pipeline_rows(state) IN (3, 6, 9);
+SELECT sensor, pipeline_rows(state) FROM ip_d_state WHERE pipeline_rows(state) IN (3, 6, 9) ORDER BY 1;
+RESET enable_bitmapscan;
+-- A BRIN index: from PostgreSQL 16 on a heap-only version still adds its
+-- value to the range's summary, which a scan for the new value needs.
+DROP INDEX ip_rows;
+CREATE INDEX ip_brin ON ip_d_state USING brin (pipeline_rows(state));
+SELECT ip_insert(4);
+SELECT sensor, pipeline_rows(state) FROM ip_d_state WHERE pipeline_rows(state) IN (4, 8, 12) ORDER BY 1;
+RESET enable_seqscan;
+DROP INDEX ip_brin;
+-- A trigger on the state table: the UPDATE statement writes the states
+-- (the trigger sees the three), and without it they are written in place.
+-- The scans of the state table in the statement's transaction tell the
+-- two apart: the statement that locks and reads the states finds each by
+-- the key (3 scans, of the table or its key's index, in a nested loop),
+-- and the UPDATE finds them again (at least one scan more).
+CREATE TABLE ip_seen (sensor int);
+CREATE FUNCTION ip_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO public.ip_seen VALUES (NEW.sensor);
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER ip_seen AFTER UPDATE ON ip_d_state FOR EACH ROW EXECUTE FUNCTION ip_seen();
+BEGIN;
+SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass) AS scans,
+       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) AS updates \gset before_
+SELECT ip_insert(5);
+SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass)
+       - :before_scans > 3 AS found_again,
+       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) - :before_updates AS state_updates;
+COMMIT;
+SELECT sensor, count(*) FROM ip_seen GROUP BY 1 ORDER BY 1;
+DROP TRIGGER ip_seen ON ip_d_state;
+BEGIN;
+SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass) AS scans,
+       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) AS updates \gset before_
+SELECT ip_insert(6);
+SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass)
+       - :before_scans > 3 AS found_again,
+       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) - :before_updates AS state_updates;
+COMMIT;
+SELECT count(*) AS seen FROM ip_seen;
+-- A CHECK constraint is checked: sensor 3 would reach 21 rows, and the
+-- statement is undone.
+ALTER TABLE ip_d_state ADD CONSTRAINT ip_few CHECK (pipeline_rows(state) < 20);
+SELECT ip_insert(7);
+ALTER TABLE ip_d_state DROP CONSTRAINT ip_few;
+-- A role that may update the sensor column but not the state column
+-- passes the lock (FOR UPDATE wants the right to update some column), and
+-- is refused by the UPDATE; allowed to update the state column, it writes
+-- in place.
+CREATE ROLE regress_segpipe_inplace;
+GRANT INSERT ON ip TO regress_segpipe_inplace;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ip_d, ip_d_checkpoint TO regress_segpipe_inplace;
+GRANT SELECT, INSERT, UPDATE (sensor) ON ip_d_state TO regress_segpipe_inplace;
+SET ROLE regress_segpipe_inplace;
+SELECT ip_insert(8);
+RESET ROLE;
+GRANT UPDATE (state) ON ip_d_state TO regress_segpipe_inplace;
+SET ROLE regress_segpipe_inplace;
+SELECT ip_insert(8);
+RESET ROLE;
+-- A state table published for updates without a replica identity is
+-- refused, as an UPDATE of it is.
+SET client_min_messages = error;
+CREATE PUBLICATION ip_pub FOR TABLE ip_d_state;
+SET client_min_messages = warning;
+ALTER TABLE ip_d_state REPLICA IDENTITY NOTHING;
+SELECT ip_insert(9);
+DROP PUBLICATION ip_pub;
+ALTER TABLE ip_d_state REPLICA IDENTITY DEFAULT;
+SELECT ip_insert(9);
+-- Everything equals a run over the readings: statements 1 to 6, 8 and 9
+-- stayed, so sensor s has 8 * s rows.
+SELECT count(*) AS differences
+FROM ((SELECT q.sensor, e.ts, e.key::date, e.port, e.value
+       FROM (SELECT sensor, pipeline_agg(ts, v, ts::date, '{"type": "MaxTracker"}' ORDER BY ts, v) AS p
+             FROM ip GROUP BY sensor) AS q, emissions(q.p) AS e
+       EXCEPT ALL SELECT sensor, ts, key, port, value FROM ip_d)
+      UNION ALL
+      (SELECT sensor, ts, key, port, value FROM ip_d
+       EXCEPT ALL
+       SELECT q.sensor, e.ts, e.key::date, e.port, e.value
+       FROM (SELECT sensor, pipeline_agg(ts, v, ts::date, '{"type": "MaxTracker"}' ORDER BY ts, v) AS p
+             FROM ip GROUP BY sensor) AS q, emissions(q.p) AS e)) AS d;
+SELECT s.sensor, pipeline_rows(s.state), r.n, pipeline_progress(s.state) = r.last AS progress_is_last
+FROM ip_d_state AS s JOIN (SELECT sensor, count(*) AS n, max(ts) AS last FROM ip GROUP BY 1) AS r USING (sensor)
+ORDER BY 1;
+SELECT segpipe_unmaintain('ip_d', true);
+DROP TABLE ip, ip_seen;
+DROP FUNCTION ip_insert(int);
+DROP FUNCTION ip_seen();
+DROP ROLE regress_segpipe_inplace;
+
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
 CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();
@@ -303,7 +420,8 @@ DROP DATABASE segpipe_maintain_update;
 
 -- Results tables set up by 0.7.0 keep its trigger arguments (layout 1: the
 -- sensors inserted or locked by one statement, read by another) across
--- the update, and run as before; set up again, they get 0.8.0's.
+-- the update, and run as before; set up again, they get this version's
+-- (layout 3: locked and read by one statement, written in place).
 CREATE DATABASE segpipe_maintain_update;
 \c segpipe_maintain_update
 SET client_min_messages = warning;
@@ -323,6 +441,26 @@ SELECT segpipe_unmaintain('d', true);
 SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
 SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
 INSERT INTO r VALUES (0, '2026-03-03 08:00+00', 7), (2, '2026-03-03 08:00+00', 8), (4, '2026-03-03 08:00+00', 9);
+SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+\c :regression_db
+DROP DATABASE segpipe_maintain_update;
+
+-- Results tables set up by 0.8.0 keep its trigger arguments (layout 2:
+-- the states locked and read by one statement, saved by an UPDATE) across
+-- the update, and run as before.
+CREATE DATABASE segpipe_maintain_update;
+\c segpipe_maintain_update
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE EXTENSION segpipe VERSION '0.8.0';
+CREATE TABLE r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
+INSERT INTO r VALUES (2, '2026-03-01 08:00+00', 1);
+ALTER EXTENSION segpipe UPDATE;
+SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
+INSERT INTO r VALUES (1, '2026-03-01 09:00+00', 4), (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6);
+INSERT INTO r VALUES (1, '2026-03-02 08:00+00', 0), (2, '2026-03-02 08:00+00', 0), (3, '2026-03-02 08:00+00', 0);
 SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
 \c :regression_db
 DROP DATABASE segpipe_maintain_update;

@@ -48,4 +48,33 @@
 #define SP_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
+/*
+ * Updating a heap tuple in place of the executor (maintain_state.c), and
+ * which indexes then take the new version.  16 made simple_heap_update say
+ * it (none, all, or only the summarizing ones such as BRIN, which 16 lets
+ * a heap-only update reach) and ExecInsertIndexTuples take onlySummarizing;
+ * on 15 a heap-only version takes no index entry, any other all.  Both
+ * macros need access/heapam.h and executor/executor.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#define SP_HEAP_UPDATE(rel, otid, tup, all, summarizing) \
+	do { \
+		TU_UpdateIndexes sp_u_; \
+		simple_heap_update((rel), (otid), (tup), &sp_u_); \
+		*(all) = (sp_u_ == TU_All); \
+		*(summarizing) = (sp_u_ == TU_Summarizing); \
+	} while (0)
+#define SP_INSERT_INDEX_TUPLES(rri, slot, estate, only_summarizing) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL, (only_summarizing))
+#else
+#define SP_HEAP_UPDATE(rel, otid, tup, all, summarizing) \
+	do { \
+		simple_heap_update((rel), (otid), (tup)); \
+		*(all) = !HeapTupleIsHeapOnly(tup); \
+		*(summarizing) = false; \
+	} while (0)
+#define SP_INSERT_INDEX_TUPLES(rri, slot, estate, only_summarizing) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL)
+#endif
+
 #endif							/* SP_COMPAT_H */

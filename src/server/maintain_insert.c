@@ -43,6 +43,7 @@
 #include "utils/typcache.h"
 
 #include "pipeline_agg.h"
+#include "maintain_state.h"
 #include "sp_keyio.h"
 #include "sp_settings.h"
 
@@ -64,8 +65,8 @@ enum
 	A_PRUNE,					/* $1 sensors: checkpoints past the horizon; '' */
 	A_LATE,						/* the late-row policy */
 	N_ARGS_1,					/* the end of layout 1 (0.6.0 and 0.7.0) */
-	A_LOCKREAD = N_ARGS_1,		/* layout 2: $1 sensors: (ordinal, state, sensor
-								 * as stored or NULL), locked in order */
+	A_LOCKREAD = N_ARGS_1,		/* layouts 2 and 3: $1 sensors: (ordinal, state,
+								 * sensor as stored or NULL), locked in order */
 	N_ARGS
 };
 
@@ -73,13 +74,19 @@ enum
  * The layouts: 1, written by segpipe_maintain of 0.6.0 and 0.7.0, locks the
  * sensors with A_LOCK and reads them with A_READ; 2 (0.8.0) locks and reads
  * with A_LOCKREAD those that have a state, and uses A_LOCK and A_READ only
- * for the rest.
+ * for the rest; 3 (0.9.0) is 2 whose A_READ and A_LOCKREAD also return each
+ * state row's ctid and tableoid, so that the states are written in place
+ * (maintain_state.h).
  */
 static const struct
 {
 	const char *tag;			/* A_TAG */
 	int			nargs;
-}			layouts[] = {{"segpipe insert 1", N_ARGS_1}, {"segpipe insert 2", N_ARGS}};
+}			layouts[] = {{"segpipe insert 1", N_ARGS_1}, {"segpipe insert 2", N_ARGS},
+{"segpipe insert 3", N_ARGS}};
+
+/* The columns of A_READ and A_LOCKREAD: three, and in layout 3 two more. */
+#define STATE_COLS(layout)	((layout) >= 3 ? 5 : 3)
 
 /* Each statement but A_TAG and A_LATE is a plan. */
 #define N_PLANS N_ARGS
@@ -113,6 +120,7 @@ typedef struct Sensor
 	Datum		part;			/* as the statement's rows have it */
 	Datum		stored_part;	/* as the state table has it: what is written */
 	Datum		state;			/* as stored */
+	ItemPointerData tid;		/* its row, locked (layout 3) */
 	AggState   *as;
 	bool		has_stored;		/* the stored state's progress */
 	TimestampTz stored;
@@ -144,6 +152,7 @@ typedef struct InsertRun
 	char		pipe_align;
 	bool		array;			/* values are float8[] */
 	bool		late_correct;
+	Oid			state_rel;		/* the state rows' table (layout 3) */
 } InsertRun;
 
 typedef struct RowReceiver
@@ -531,15 +540,42 @@ keep_state(InsertRun *run, int first, int64 i, Datum state, Datum stored_part)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Layout 3: where the state of sensor i (as for keep_state) is stored, its
+ * row's ctid and tableoid (values[3] and values[4]).
+ */
+static void
+keep_address(InsertRun *run, int first, int64 i, const Datum *values, const bool *nulls)
+{
+	Oid			rel;
+
+	if (nulls[3] || nulls[4])
+		elog(ERROR, "segpipe's maintained sensors: invalid state row");
+	rel = DatumGetObjectId(values[4]);
+	if (OidIsValid(run->state_rel) && run->state_rel != rel)
+		elog(ERROR, "segpipe's maintained sensors: states read from two tables");
+	run->state_rel = rel;
+	ItemPointerCopy((ItemPointer) DatumGetPointer(values[3]), &run->sensors[first + i - 1].tid);
+}
+
+/* The columns of A_READ and A_LOCKREAD, as the layout has them. */
+static void
+check_state_columns(TriggerPlans *tp, TupleDesc desc)
+{
+	int			n = STATE_COLS(tp->layout);
+
+	if (desc->natts != n || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+		TupleDescAttr(desc, 2)->atttypid != tp->part_type ||
+		(n == 5 && (TupleDescAttr(desc, 3)->atttypid != TIDOID ||
+					TupleDescAttr(desc, 4)->atttypid != OIDOID)))
+		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
+	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+}
+
 static void
 states_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
-	InsertRun  *run = ((StateReceiver *) self)->run;
-
-	if (desc->natts != 3 || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
-		TupleDescAttr(desc, 2)->atttypid != run->tp->part_type)
-		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
-	run->tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+	check_state_columns(((StateReceiver *) self)->run->tp, desc);
 }
 
 /*
@@ -560,6 +596,8 @@ states_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (slot->tts_isnull[1])
 		elog(ERROR, "segpipe's maintained sensors: invalid state row");
 	keep_state(r->run, 0, r->read + 1, slot->tts_values[1], slot->tts_values[2]);
+	if (r->run->tp->layout >= 3)
+		keep_address(r->run, 0, r->read + 1, slot->tts_values, slot->tts_isnull);
 	r->read++;
 	return true;
 }
@@ -603,22 +641,18 @@ lock_insert_read_states(InsertRun *run, Datum rest, Oid argtype, int first)
 	if (SPI_processed != (uint64) (run->n - first))
 		elog(ERROR, "segpipe's maintained sensors: %d locked, " UINT64_FORMAT " read",
 			 run->n - first, SPI_processed);
-	if (TupleDescAttr(desc, 0)->atttypid != INT8OID ||
-		TupleDescAttr(desc, 2)->atttypid != tp->part_type)
-		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
-	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+	check_state_columns(tp, desc);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		bool		inull,
-					snull,
-					pnull;
-		Datum		i = SPI_getbinval(tt->vals[r], desc, 1, &inull);
-		Datum		st = SPI_getbinval(tt->vals[r], desc, 2, &snull);
-		Datum		p = SPI_getbinval(tt->vals[r], desc, 3, &pnull);
+		Datum		values[5];
+		bool		nulls[5];
 
-		if (inull || snull || pnull)
+		heap_deform_tuple(tt->vals[r], desc, values, nulls);
+		if (nulls[0] || nulls[1] || nulls[2])
 			elog(ERROR, "segpipe's maintained sensors: invalid state row");
-		keep_state(run, first, DatumGetInt64(i), st, p);
+		keep_state(run, first, DatumGetInt64(values[0]), values[1], values[2]);
+		if (tp->layout >= 3)
+			keep_address(run, first, DatumGetInt64(values[0]), values, nulls);
 	}
 	SPI_freetuptable(tt);
 }
@@ -764,6 +798,28 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 	}
 }
 
+/*
+ * Layout 3: the states written in place, at the rows A_LOCKREAD or A_READ
+ * locked (maintain_state.h); false when the state table is not as
+ * segpipe_maintain made it, and A_SAVE is to write them.
+ */
+static bool
+save_in_place(InsertRun *run, const Datum *parts, const Datum *states, ItemPointer *tids, int n)
+{
+	TriggerPlans *tp = run->tp;
+	StateTable *t;
+
+	if (tp->layout < 3 || !OidIsValid(run->state_rel))
+		return false;
+	t = maintain_state_open(run->state_rel, tp->args[A_PARTS], tp->part_type, tp->pipeline_type);
+	if (t == NULL)
+		return false;
+	for (int i = 0; i < n; i++)
+		maintain_state_write(t, tids[i], parts[i], states[i]);
+	maintain_state_close(t);
+	return true;
+}
+
 /* The states, emissions and checkpoints of the sensors run here. */
 static void
 save_runs(InsertRun *run)
@@ -776,6 +832,7 @@ save_runs(InsertRun *run)
 				c = 0;
 	Datum	   *fparts,
 			   *states;
+	ItemPointer *ftids;
 	Datum	   *eparts,
 			   *ets,
 			   *ekeys,
@@ -809,6 +866,7 @@ save_runs(InsertRun *run)
 
 	fparts = palloc(sizeof(Datum) * n_fast);
 	states = palloc(sizeof(Datum) * n_fast);
+	ftids = palloc(sizeof(ItemPointer) * n_fast);
 	eparts = palloc(sizeof(Datum) * Max(n_emit, 1));
 	ets = palloc(sizeof(Datum) * Max(n_emit, 1));
 	ekeys = palloc(sizeof(Datum) * Max(n_emit, 1));
@@ -836,6 +894,7 @@ save_runs(InsertRun *run)
 			if (s->path != PATH_FAST)
 				continue;
 			fparts[f] = s->stored_part;
+			ftids[f] = &s->tid;
 			states[f++] = sp_agg_state_datum(s->as, &io);
 			em = sp_agg_emissions(s->as, &n, &keys);
 			for (int k = 0; k < n; k++, e++)
@@ -864,6 +923,7 @@ save_runs(InsertRun *run)
 	PG_END_TRY();
 	sp_keyio_release(nest);
 
+	if (!save_in_place(run, fparts, states, ftids, n_fast))
 	{
 		Oid			argtypes[2] = {array_type_of(tp->part_type), array_type_of(tp->pipeline_type)};
 		Datum		values[2];

@@ -1,0 +1,43 @@
+/*
+ * maintain_state.h
+ *	  A maintained results table's states, written in place by the insert
+ *	  trigger (maintain_insert.c).
+ *
+ * The trigger has locked each sensor's state row (SELECT ... FOR UPDATE,
+ * which also checked the inserting role's right to update the table) and
+ * knows its tuple's address.  Writing the new states as new versions of
+ * those tuples costs a heap update each, where an UPDATE statement would
+ * also plan, start and end an executor and find every row again by the
+ * key.  It is done only when the table is as segpipe_maintain made it: a
+ * heap table of the sensor and the state, without triggers, rules, row
+ * security or CHECK constraints, which an UPDATE would run; otherwise the
+ * caller saves by its UPDATE statement.
+ */
+#ifndef MAINTAIN_STATE_H
+#define MAINTAIN_STATE_H
+
+#include "storage/itemptr.h"
+
+typedef struct StateTable StateTable;
+
+/*
+ * The state table relid opened for writing in place (RowExclusiveLock, held
+ * to the end of the transaction, as an UPDATE holds it); NULL when the
+ * table is not as segpipe_maintain made it or the current role may not
+ * update its state column.  part_name names the sensor column,
+ * pipeline_type is the state column's type.
+ */
+extern StateTable *maintain_state_open(Oid relid, const char *part_name, Oid part_type,
+									   Oid pipeline_type);
+
+/*
+ * Replace the state of the row at tid, locked by this transaction, whose
+ * sensor is part: a new version of the tuple, with index entries when it
+ * is not a heap-only one.
+ */
+extern void maintain_state_write(StateTable *t, ItemPointer tid, Datum part, Datum state);
+
+/* Done: the writes become visible to the statements that follow. */
+extern void maintain_state_close(StateTable *t);
+
+#endif							/* MAINTAIN_STATE_H */
