@@ -65,6 +65,7 @@ OBJS = \
 	src/server/pipeline_agg_row.o \
 	src/server/pipeline_agg_ordered.o \
 	src/server/maintain_insert.o \
+	src/server/maintain_cache.o \
 	src/server/maintain_state.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \

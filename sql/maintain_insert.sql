@@ -377,6 +377,34 @@ DROP FUNCTION ip_insert(int);
 DROP FUNCTION ip_seen();
 DROP ROLE regress_segpipe_inplace;
 
+-- The runs a backend's trigger wrote last stay with it, and the next
+-- statement continues them in memory only when each stored state is
+-- exactly what was written (src/server/maintain_cache.h).  A statement
+-- rolled back, whole or to a savepoint, leaves the state of the one before
+-- it, which is read again: the 100s never count.  Daily maxima: 7 for
+-- 1 March, closed by the row of 2 March, and 8 for 2 March, closed by the
+-- row of 3 March.
+CREATE TABLE rb (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('rb', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'rb_d');
+INSERT INTO rb VALUES (1, '2026-03-01 08:00+00', 5), (2, '2026-03-01 08:00+00', 5);
+INSERT INTO rb VALUES (1, '2026-03-01 08:30+00', 6), (2, '2026-03-01 08:30+00', 6);
+BEGIN;
+INSERT INTO rb VALUES (1, '2026-03-01 09:00+00', 100), (2, '2026-03-01 09:00+00', 100);
+ROLLBACK;
+INSERT INTO rb VALUES (1, '2026-03-01 10:00+00', 7), (2, '2026-03-01 10:00+00', 7);
+BEGIN;
+INSERT INTO rb VALUES (1, '2026-03-02 08:00+00', 1), (2, '2026-03-02 08:00+00', 1);
+SAVEPOINT s;
+INSERT INTO rb VALUES (1, '2026-03-02 09:00+00', 100), (2, '2026-03-02 09:00+00', 100);
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO rb VALUES (1, '2026-03-02 10:00+00', 8), (2, '2026-03-02 10:00+00', 8);
+COMMIT;
+INSERT INTO rb VALUES (1, '2026-03-03 08:00+00', 0), (2, '2026-03-03 08:00+00', 0);
+SELECT sensor, ts, key, port, value FROM rb_d ORDER BY 1, 2;
+SELECT sensor, pipeline_rows(state) FROM rb_d_state ORDER BY 1;
+SELECT segpipe_unmaintain('rb_d', true);
+DROP TABLE rb;
+
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
 CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();

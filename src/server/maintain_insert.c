@@ -43,6 +43,7 @@
 #include "utils/typcache.h"
 
 #include "pipeline_agg.h"
+#include "maintain_cache.h"
 #include "maintain_state.h"
 #include "sp_keyio.h"
 #include "sp_settings.h"
@@ -104,6 +105,7 @@ typedef struct TriggerPlans
 	Oid			pipeline_type;
 	SPIPlanPtr	plans[N_PLANS];
 	FmgrInfo	flinfo;			/* parsed configurations (sp_config_cache.h) */
+	StateCache	cache;			/* the runs it wrote last (maintain_cache.h) */
 } TriggerPlans;
 
 static HTAB *trigger_plans = NULL;
@@ -122,6 +124,7 @@ typedef struct Sensor
 	Datum		state;			/* as stored */
 	ItemPointerData tid;		/* its row, locked (layout 3) */
 	AggState   *as;
+	MemoryContext as_cxt;		/* as's own */
 	bool		has_stored;		/* the stored state's progress */
 	TimestampTz stored;
 	SensorPath	path;
@@ -248,6 +251,7 @@ trigger_plans_for(Trigger *tg)
 	memset(&tp->flinfo, 0, sizeof(FmgrInfo));
 	tp->flinfo.fn_mcxt = tp->cxt;
 	tp->flinfo.fn_oid = InvalidOid;
+	maintain_cache_init(&tp->cache, tp->cxt);
 	return tp;
 }
 
@@ -265,6 +269,7 @@ plans_for_types(TriggerPlans *tp, Oid part_type)
 		}
 	tp->part_type = part_type;
 	tp->key_type = tp->pipeline_type = InvalidOid;
+	maintain_cache_clear(&tp->cache);
 }
 
 static SPIPlanPtr
@@ -779,22 +784,64 @@ rows_types(InsertRun *run)
 			tp->plans[A_EMIT] = NULL;
 		}
 		tp->key_type = TupleDescAttr(desc, 3)->atttypid;
+		maintain_cache_clear(&tp->cache);
 	}
 }
 
-/* Each sensor's run from its stored state. */
+/*
+ * Each sensor's run: the one this backend wrote last as exactly its stored
+ * state (maintain_cache.h), else read from that state.  Each in a context
+ * of its own, which the cache can keep after the statement.
+ */
 static void
 begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 {
+	StateCache *cache = &run->tp->cache;
+	int			pos = 0;
+
 	for (int i = 0; i < run->n; i++)
 	{
 		Sensor	   *s = &run->sensors[i];
 
-		s->as = sp_agg_begin(fcinfo, s->state, run->tp->key_type, run->key_coll, run->cxt);
+		s->as = maintain_cache_take(cache, &pos, s->part, s->state, run->key_coll,
+									run->part_cmp, run->part_coll, run->cxt, &s->as_cxt);
+		if (s->as == NULL)
+		{
+			s->as_cxt = AllocSetContextCreate(run->cxt, "segpipe insert sensor",
+											  ALLOCSET_SMALL_SIZES);
+			s->as = sp_agg_begin(fcinfo, s->state, run->tp->key_type, run->key_coll,
+								 s->as_cxt);
+		}
 		sp_agg_keep_checkpoints(s->as);
 		s->has_stored = sp_agg_progress(s->as, &s->stored);
 		/* vector outputs are written by the SQL that sorts (NULL values) */
 		s->path = sp_agg_has_vectors(s->as) ? PATH_SORTED : PATH_FAST;
+	}
+	/* what was not taken is stale now: its sensors' states were read */
+	maintain_cache_clear(cache);
+}
+
+/*
+ * The runs whose states were written here, kept for the next statement;
+ * states[f] is what the f-th sensor on the fast path wrote.
+ */
+static void
+keep_runs(InsertRun *run, const Datum *states)
+{
+	StateCache *cache = &run->tp->cache;
+	int			f = 0;
+
+	maintain_cache_clear(cache);
+	for (int i = 0; i < run->n; i++)
+	{
+		Sensor	   *s = &run->sensors[i];
+
+		if (s->path != PATH_FAST)
+			continue;
+		sp_agg_rest(s->as);
+		if (!maintain_cache_keep(cache, s->part, run->part_len, run->part_byval, states[f++],
+								 run->key_coll, s->as, s->as_cxt))
+			break;
 	}
 }
 
@@ -958,6 +1005,7 @@ save_runs(InsertRun *run)
 		values[2] = pipelines_array_of(run, cstates, n_ckpt);
 		run_plan(plan(tp, A_CKPT, 3, argtypes), values, SPI_OK_INSERT);
 	}
+	keep_runs(run, states);
 }
 
 /* The sensors of one path, as an array; since: their earliest rows. */

@@ -239,6 +239,31 @@ record_emissions(AggState *as, TimestampTz ts, Datum closed)
 	as->n_seg++;
 }
 
+/*
+ * After its state was written: forget the emissions, the segments' keys
+ * and the checkpoints (freeing what they hold, for a run that goes on), so
+ * that as is what that state reads back as.
+ */
+void
+sp_agg_rest(AggState *as)
+{
+	if (!as->kt.typbyval)
+		for (int i = 0; i < as->n_seg; i++)
+			pfree(DatumGetPointer(as->seg_keys[i]));
+	for (int i = 0; i < as->n_ckpt; i++)
+		pfree(DatumGetPointer(as->ckpt[i]));
+	for (int i = 0; i < as->n_vec; i++)
+		pfree(as->vec[i].lanes);
+	as->n_emit = as->n_vec = as->n_seg = as->n_ckpt = 0;
+	if (as->ks.has_closed)
+	{
+		Datum		closed = sp_key_take_closed(&as->ks);
+
+		if (!as->kt.typbyval)
+			pfree(DatumGetPointer(closed));
+	}
+}
+
 void
 sp_agg_keep_checkpoints(AggState *as)
 {

@@ -67,6 +67,7 @@ extern const AggEmission *sp_agg_emissions(const AggState *as, int *n, const Dat
  * sp_agg_checkpoints gives them (pipeline Datums), in the order taken.
  */
 extern void sp_agg_keep_checkpoints(AggState *as);
+extern void sp_agg_rest(AggState *as);
 extern const Datum *sp_agg_checkpoints(const AggState *as, int *n);
 extern const TimestampTz *sp_agg_checkpoint_times(const AggState *as);
 
