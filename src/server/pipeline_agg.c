@@ -141,10 +141,16 @@ sp_agg_key_type(const AggState *as)
 	return as->kt.type;
 }
 
-/* pipeline_agg's state: the key is the argument, of its own type */
-static AggState *
+/*
+ * pipeline_agg's state: the key is the argument, of its own type, which is
+ * looked up (a walk of the call's expression) only when the group's first
+ * row begins the state.
+ */
+static inline AggState *
 agg_state_key(FunctionCallInfo fcinfo)
 {
+	if (!PG_ARGISNULL(0) && AggCheckCallContext(fcinfo, NULL))
+		return (AggState *) PG_GETARG_POINTER(0);
 	return sp_agg_state(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, ARG_KEY),
 						PG_GET_COLLATION());
 }
@@ -154,8 +160,26 @@ agg_state_key(FunctionCallInfo fcinfo)
  * dropped (false), as the spec says.  A punctuation row applied on its own
  * (punctuate) says so in its messages.
  */
+static bool late_row(AggState *as, bool isnull, TimestampTz ts, bool applied);
+
+/* inline for the steps: the common row is in time and needs no call */
+static pg_attribute_always_inline bool
+agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
+{
+	if (likely(!isnull && (!as->has_progress || ts >= as->progress)))
+		return true;
+	return late_row(as, isnull, ts, applied);
+}
+
 bool
 sp_agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
+{
+	return agg_time(as, isnull, ts, applied);
+}
+
+/* agg_time's NULL and late rows */
+static bool
+late_row(AggState *as, bool isnull, TimestampTz ts, bool applied)
 {
 	if (isnull)
 		ereport(ERROR,
@@ -335,9 +359,12 @@ take_checkpoint(AggState *as, TimestampTz progress, int64 rows)
 	MemoryContextSwitchTo(old);
 }
 
-/* One row, its timestamp checked; values is NULL for punctuation. */
-void
-sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
+/*
+ * One row, its timestamp checked; values is NULL for punctuation.  Inline
+ * for the steps, and sp_agg_row for the insert trigger's rows.
+ */
+static pg_attribute_always_inline void
+agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
 {
 	bool		later = !as->has_progress || ts > as->progress;
 	TimestampTz progress = as->progress;
@@ -369,6 +396,12 @@ sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum
 		record_emissions(as, ts, sp_key_take_closed(&as->ks));
 }
 
+void
+sp_agg_row(AggState *as, TimestampTz ts, const double *values, bool knull, Datum key)
+{
+	agg_row(as, ts, values, knull, key);
+}
+
 /*
  * One row from its values: the scalar form's value is a float8, the array
  * form's a float8[]; a NULL value is punctuation.  Inline, for the steps
@@ -378,21 +411,22 @@ static pg_attribute_always_inline void
 step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
 			bool vnull, Datum value, bool knull, Datum key)
 {
-	if (!array)
+	/* raises when the pipeline does not take one number (inline: every row) */
+	if (!array && unlikely(as->cfg->n_in != 1 || sp_port_is_vector(as->cfg->in_types[0])))
 		sp_check_scalar_form(as->cfg);
-	if (!sp_agg_time(as, tsnull, ts, false))
+	if (!agg_time(as, tsnull, ts, false))
 		return;
 	if (array)
 	{
 		bool		data_row = !vnull && sp_read_run_row(value, as->run);
 
-		sp_agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
+		agg_row(as, ts, data_row ? as->run->row_in : NULL, knull, key);
 	}
 	else
 	{
 		double		v = vnull ? 0.0 : DatumGetFloat8(value);
 
-		sp_agg_row(as, ts, vnull ? NULL : &v, knull, key);
+		agg_row(as, ts, vnull ? NULL : &v, knull, key);
 	}
 }
 
@@ -403,13 +437,20 @@ sp_agg_step_values(AggState *as, bool array, bool tsnull, TimestampTz ts,
 	step_values(as, array, tsnull, ts, vnull, value, knull, key);
 }
 
-void
-sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
+/* inline for pipeline_agg_step, and extern for the other steps */
+static pg_attribute_always_inline void
+step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
 {
 	step_values(as, false, PG_ARGISNULL(ARG_TS),
 				PG_ARGISNULL(ARG_TS) ? 0 : PG_GETARG_TIMESTAMPTZ(ARG_TS),
 				PG_ARGISNULL(ARG_VALUE), PG_ARGISNULL(ARG_VALUE) ? (Datum) 0 : PG_GETARG_DATUM(ARG_VALUE),
 				knull, key);
+}
+
+void
+sp_agg_step_scalar(FunctionCallInfo fcinfo, AggState *as, bool knull, Datum key)
+{
+	step_scalar(fcinfo, as, knull, key);
 }
 
 void
@@ -440,7 +481,7 @@ pipeline_agg_step(PG_FUNCTION_ARGS)
 {
 	AggState   *as = agg_state_key(fcinfo);
 
-	sp_agg_step_scalar(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
+	step_scalar(fcinfo, as, PG_ARGISNULL(ARG_KEY), PG_GETARG_DATUM(ARG_KEY));
 	PG_RETURN_POINTER(as);
 }
 

@@ -32,7 +32,7 @@
 #                  Debian sid chroot (bench_ivm_pg18.sh; SEGPIPE_BENCH_NO_PG18=1
 #                  skips that);
 #   bench_insert_layout.sh  the maintained insert trigger's argument layouts
-#                  side by side (0.7.0's and 0.8.0's), 100 rows a statement, 10
+#                  side by side (0.7.0's, 0.8.0's and 0.9.0's), 100 rows a statement, 10
 #                  and then 1000 sensors (its own sizes: 8 rounds);
 #   bench_stages.py  three maintained stages chained (hourly, daily, monthly
 #                  results tables, each the readings of the next) against one,
