@@ -11,7 +11,8 @@
  * the state it locked has exactly those bytes: then no other writer came
  * in between (an update, a correction, another session, a rollback all
  * leave other bytes), and a run continued in memory gives what one resumed
- * from its stored state gives (docs/design.md, "Resume is exact").
+ * from its stored state gives (test/integration/resume.py: a resumed run
+ * gives, bit for bit, what one run over all the rows gives).
  *
  * Only the last statement's runs are kept, up to MAINTAIN_CACHE_BYTES of
  * memory per trigger: what that statement held already.
