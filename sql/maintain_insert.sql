@@ -355,6 +355,46 @@ SELECT ip_insert(9);
 DROP PUBLICATION ip_pub;
 ALTER TABLE ip_d_state REPLICA IDENTITY DEFAULT;
 SELECT ip_insert(9);
+-- The addresses come from the trigger's arguments, which a role with the
+-- right to create triggers could write: before it writes, the trigger
+-- checks that a row is at each address and that it is the sensor's.  Two
+-- triggers on a table like the readings carry ip_d's arguments with the
+-- statement that locks and reads the states changed to return an address
+-- where no row is, and the address of another sensor's row.
+CREATE TABLE ev (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+CREATE FUNCTION ev_trigger(name text, address text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	args text[];
+BEGIN
+	-- each argument ends with a NUL byte, which encode() shows as \000
+	SELECT string_to_array(encode(tgargs, 'escape'), '\000') INTO args
+	FROM pg_trigger WHERE tgname = 'ip_d_insert';
+	args := args[1:cardinality(args) - 1];
+	args[13] := regexp_replace(args[13], 's\.ctid, s\.tableoid FROM (\S+) AS s WHERE',
+	                           address || ' AS ctid, s.tableoid FROM \1 AS s WHERE');
+	EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON ev REFERENCING NEW TABLE AS segpipe_new '
+	               'FOR EACH STATEMENT EXECUTE FUNCTION segpipe_insert_trigger(%s)',
+	               name, (SELECT string_agg(quote_literal(a), ', ') FROM unnest(args) AS a));
+END
+$$;
+-- (The error names the address, which depends on where the table's
+-- updates went; it is shown as (block,offset).)
+CREATE FUNCTION ev_insert() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO ev VALUES (1, '2026-03-02 00:00+00', 1);
+	RETURN 'inserted';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '\(\d+,\d+\)', '(block,offset)');
+END
+$$;
+SELECT ev_trigger('ev_nowhere', $$'(0,200)'::pg_catalog.tid$$);
+SELECT ev_insert();
+DROP TRIGGER ev_nowhere ON ev;
+SELECT ev_trigger('ev_other', '(SELECT o.ctid FROM public.ip_d_state AS o WHERE o.sensor OPERATOR(pg_catalog.<>) s.sensor LIMIT 1)');
+SELECT ev_insert();
+DROP TABLE ev;
+DROP FUNCTION ev_trigger(text, text);
+DROP FUNCTION ev_insert();
 -- Everything equals a run over the readings: statements 1 to 6, 8 and 9
 -- stayed, so sensor s has 8 * s rows.
 SELECT count(*) AS differences
@@ -446,49 +486,44 @@ SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
 \c :regression_db
 DROP DATABASE segpipe_maintain_update;
 
--- Results tables set up by 0.7.0 keep its trigger arguments (layout 1: the
--- sensors inserted or locked by one statement, read by another) across
--- the update, and run as before; set up again, they get this version's
--- (layout 3: locked and read by one statement, written in place).
+-- Results tables set up by 0.7.0 and 0.8.0 keep their trigger arguments
+-- across the update (layout 1: the sensors inserted or locked by one
+-- statement, read by another; layout 2: the states locked and read by one
+-- statement, saved by an UPDATE), and run as before; set up again, they
+-- get this version's (layout 3: locked and read by one statement, written
+-- in place).  d1 was set up by 0.7.0, d2 by 0.8.0; both take the same rows.
 CREATE DATABASE segpipe_maintain_update;
 \c segpipe_maintain_update
 SET client_min_messages = warning;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 CREATE EXTENSION segpipe VERSION '0.7.0';
-CREATE TABLE r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
-SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
-INSERT INTO r VALUES (2, '2026-03-01 08:00+00', 1);
+CREATE TABLE r1 (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+CREATE TABLE r2 (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('r1', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd1');
+ALTER EXTENSION segpipe UPDATE TO '0.8.0';
+SELECT segpipe_maintain('r2', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd2');
+CREATE FUNCTION both_insert(rows text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE 'INSERT INTO r1 VALUES ' || rows;
+	EXECUTE 'INSERT INTO r2 VALUES ' || rows;
+END
+$$;
+SELECT both_insert($$(2, '2026-03-01 08:00+00', 1)$$);
 ALTER EXTENSION segpipe UPDATE;
-SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
+SELECT tgname, tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger
+WHERE tgname IN ('d1_insert', 'd2_insert') ORDER BY 1;
 -- 1 new before 2, 3 new after it
-INSERT INTO r VALUES (1, '2026-03-01 09:00+00', 4), (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6);
-INSERT INTO r VALUES (1, '2026-03-02 08:00+00', 0), (2, '2026-03-02 08:00+00', 0), (3, '2026-03-02 08:00+00', 0);
-SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
-SELECT segpipe_unmaintain('d', true);
-SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
-SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
-INSERT INTO r VALUES (0, '2026-03-03 08:00+00', 7), (2, '2026-03-03 08:00+00', 8), (4, '2026-03-03 08:00+00', 9);
-SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
-\c :regression_db
-DROP DATABASE segpipe_maintain_update;
-
--- Results tables set up by 0.8.0 keep its trigger arguments (layout 2:
--- the states locked and read by one statement, saved by an UPDATE) across
--- the update, and run as before.
-CREATE DATABASE segpipe_maintain_update;
-\c segpipe_maintain_update
-SET client_min_messages = warning;
-SET TimeZone = 'UTC';
-SET DateStyle = 'ISO, YMD';
-CREATE EXTENSION segpipe VERSION '0.8.0';
-CREATE TABLE r (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
-SELECT segpipe_maintain('r', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd');
-INSERT INTO r VALUES (2, '2026-03-01 08:00+00', 1);
-ALTER EXTENSION segpipe UPDATE;
-SELECT tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger WHERE tgname = 'd_insert';
-INSERT INTO r VALUES (1, '2026-03-01 09:00+00', 4), (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6);
-INSERT INTO r VALUES (1, '2026-03-02 08:00+00', 0), (2, '2026-03-02 08:00+00', 0), (3, '2026-03-02 08:00+00', 0);
-SELECT sensor, ts, key, value FROM d ORDER BY 1, 2;
+SELECT both_insert($$(1, '2026-03-01 09:00+00', 4), (2, '2026-03-01 09:00+00', 5), (3, '2026-03-01 09:00+00', 6)$$);
+SELECT both_insert($$(1, '2026-03-02 08:00+00', 0), (2, '2026-03-02 08:00+00', 0), (3, '2026-03-02 08:00+00', 0)$$);
+SELECT 'd1' AS results, sensor, ts, key, value FROM d1 UNION ALL SELECT 'd2', sensor, ts, key, value FROM d2 ORDER BY 1, 2, 3;
+SELECT segpipe_unmaintain('d1', true);
+SELECT segpipe_unmaintain('d2', true);
+SELECT segpipe_maintain('r1', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd1');
+SELECT segpipe_maintain('r2', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'd2');
+SELECT tgname, tgnargs, split_part(encode(tgargs, 'escape'), '\000', 1) AS layout FROM pg_trigger
+WHERE tgname IN ('d1_insert', 'd2_insert') ORDER BY 1;
+SELECT both_insert($$(0, '2026-03-03 08:00+00', 7), (2, '2026-03-03 08:00+00', 8), (4, '2026-03-03 08:00+00', 9)$$);
+SELECT 'd1' AS results, sensor, ts, key, value FROM d1 UNION ALL SELECT 'd2', sensor, ts, key, value FROM d2 ORDER BY 1, 2, 3;
 \c :regression_db
 DROP DATABASE segpipe_maintain_update;

@@ -11,6 +11,9 @@
 #include "sp_compat.h"
 #include "maintain_cache.h"
 
+/* What every trigger's cache holds, in this backend. */
+static Size kept_in_backend = 0;
+
 void
 maintain_cache_init(StateCache *c, MemoryContext parent)
 {
@@ -23,6 +26,7 @@ void
 maintain_cache_clear(StateCache *c)
 {
 	MemoryContextReset(c->cxt);
+	kept_in_backend -= c->bytes;
 	c->n = c->max = 0;
 	c->runs = NULL;
 	c->bytes = 0;
@@ -78,7 +82,8 @@ maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
 	MemoryContext old;
 	CachedRun  *r;
 
-	if (c->bytes + bytes > MAINTAIN_CACHE_BYTES)
+	if (c->bytes + bytes > MAINTAIN_CACHE_BYTES ||
+		kept_in_backend + bytes > MAINTAIN_CACHE_BACKEND_BYTES)
 		return false;
 	old = MemoryContextSwitchTo(c->cxt);
 	if (c->n == c->max)
@@ -98,6 +103,7 @@ maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
 	r->cxt = as_cxt;
 	MemoryContextSetParent(as_cxt, c->cxt);
 	c->bytes += bytes;
+	kept_in_backend += bytes;
 	MemoryContextSwitchTo(old);
 	return true;
 }

@@ -15,7 +15,8 @@
  * gives, bit for bit, what one run over all the rows gives).
  *
  * Only the last statement's runs are kept, up to MAINTAIN_CACHE_BYTES of
- * memory per trigger: what that statement held already.
+ * memory per trigger (what that statement held already) and
+ * MAINTAIN_CACHE_BACKEND_BYTES for all of a backend's triggers.
  */
 #ifndef MAINTAIN_CACHE_H
 #define MAINTAIN_CACHE_H
@@ -25,6 +26,7 @@
 #include "pipeline_agg.h"
 
 #define MAINTAIN_CACHE_BYTES (8 * 1024 * 1024)
+#define MAINTAIN_CACHE_BACKEND_BYTES (32 * 1024 * 1024)
 
 typedef struct CachedRun
 {
@@ -57,7 +59,7 @@ extern AggState *maintain_cache_take(StateCache *c, int *pos, Datum part, Datum 
 									 Oid key_coll, FmgrInfo *cmp, Oid coll, MemoryContext cxt,
 									 MemoryContext *as_cxt);
 
-/* Forget every run kept (and not taken). */
+/* Forget every run kept (and not taken); before the cache's context goes. */
 extern void maintain_cache_clear(StateCache *c);
 
 /*

@@ -226,6 +226,7 @@ trigger_plans_for(Trigger *tg)
 		for (int i = 0; i < N_PLANS; i++)
 			if (tp->plans[i] != NULL)
 				SPI_freeplan(tp->plans[i]);
+		maintain_cache_clear(&tp->cache);
 		MemoryContextDelete(tp->cxt);
 	}
 	tp->cxt = NULL;
@@ -817,7 +818,7 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 		/* vector outputs are written by the SQL that sorts (NULL values) */
 		s->path = sp_agg_has_vectors(s->as) ? PATH_SORTED : PATH_FAST;
 	}
-	/* what was not taken is stale now: its sensors' states were read */
+	/* the runs not taken are of sensors this statement does not touch */
 	maintain_cache_clear(cache);
 }
 

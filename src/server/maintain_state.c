@@ -13,7 +13,10 @@
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/rel.h"
 
 #include "sp_compat.h"
@@ -24,6 +27,8 @@ struct StateTable
 	Relation	rel;
 	AttrNumber	part_att;
 	AttrNumber	state_att;
+	int16		part_len;
+	bool		part_byval;
 	Datum	   *values;			/* a new version: the sensor, the state, */
 	bool	   *nulls;			/* and NULL for dropped columns */
 	EState	   *estate;			/* for index entries, made when first needed */
@@ -86,6 +91,8 @@ maintain_state_open(Oid relid, const char *part_name, Oid part_type, Oid pipelin
 	t->rel = rel;
 	t->part_att = part_att;
 	t->state_att = state_att;
+	t->part_len = TupleDescAttr(RelationGetDescr(rel), part_att - 1)->attlen;
+	t->part_byval = TupleDescAttr(RelationGetDescr(rel), part_att - 1)->attbyval;
 	t->values = palloc0(sizeof(Datum) * RelationGetDescr(rel)->natts);
 	t->nulls = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
 	memset(t->nulls, true, sizeof(bool) * RelationGetDescr(rel)->natts);
@@ -115,15 +122,40 @@ index_entries(StateTable *t, HeapTuple tup, bool only_summarizing)
 void
 maintain_state_write(StateTable *t, ItemPointer tid, Datum part, Datum state)
 {
+	HeapTupleData old;
+	Buffer		buf;
 	HeapTuple	tup;
 	bool		all,
 				summarizing;
+	bool		isnull;
+	Datum		old_part;
+
+	/*
+	 * The address comes from the trigger's arguments: before the update
+	 * reads the page at it, check that a tuple is there and is the sensor's
+	 * (its pin, kept over the update, keeps the page from being pruned).
+	 */
+	old.t_self = *tid;
+	if (!heap_fetch(t->rel, SnapshotAny, &old, &buf, true))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("no state row of \"%s\" at %s",
+						RelationGetRelationName(t->rel),
+						DatumGetCString(DirectFunctionCall1(tidout, PointerGetDatum(tid))))));
+	old_part = heap_getattr(&old, t->part_att, RelationGetDescr(t->rel), &isnull);
+	if (isnull || !datum_image_eq(old_part, part, t->part_byval, t->part_len))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("the row of \"%s\" at %s is not the sensor's state",
+						RelationGetRelationName(t->rel),
+						DatumGetCString(DirectFunctionCall1(tidout, PointerGetDatum(tid))))));
 
 	t->values[t->part_att - 1] = part;
 	t->values[t->state_att - 1] = state;
 	tup = heap_form_tuple(RelationGetDescr(t->rel), t->values, t->nulls);
 	/* the row is locked by this transaction: nothing else can change it */
 	SP_HEAP_UPDATE(t->rel, tid, tup, &all, &summarizing);
+	ReleaseBuffer(buf);
 	if (all || summarizing)
 		index_entries(t, tup, !all);
 	heap_freetuple(tup);

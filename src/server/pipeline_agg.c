@@ -302,9 +302,13 @@ static Datum
 value_of(const AggState *as, const SpState *st)
 {
 	uint32		len;
-	const char *config = sp_config_canonical(as->flinfo, as->cfg, &len);
+	bool		written;
+	const char *config = sp_config_canonical(as->flinfo, as->cfg, &len, &written);
+	PipelineValue *pv = sp_value_build_text(config, len, st);
 
-	return PointerGetDatum(sp_value_build_text(config, len, st));
+	if (written)
+		pfree(unconstify(char *, config));
+	return PointerGetDatum(pv);
 }
 
 /* The state's header and run, as they are now, for value_of. */

@@ -46,11 +46,12 @@ sp_config_cached(FmgrInfo *flinfo, const SpValueView *view, MemoryContext cxt)
 }
 
 const char *
-sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len)
+sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len, bool *written)
 {
 	ConfigCache *cache = flinfo->fn_extra;
 	StringInfoData text;
 
+	*written = false;
 	if (cache != NULL && cache->cfg == cfg && cache->canonical != NULL)
 	{
 		*len = cache->canonical_len;
@@ -60,7 +61,10 @@ sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len)
 	sp_spec_write(&text, cfg);
 	*len = text.len;
 	if (cache == NULL || cache->cfg != cfg)
+	{
+		*written = true;
 		return text.data;
+	}
 	cache->canonical = MemoryContextStrdup(flinfo->fn_mcxt, text.data);
 	cache->canonical_len = text.len;
 	pfree(text.data);

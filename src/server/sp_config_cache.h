@@ -27,8 +27,9 @@ extern const SpConfig *sp_config_cached(FmgrInfo *flinfo, const SpValueView *vie
  * cfg's canonical text (sp_spec_write), *len bytes: for the configuration
  * cached with flinfo, written once and kept with it (a state table's
  * values are written again on every maintained insert); for another,
- * written now.
+ * written now in the current context (*written: the caller's to free).
  */
-extern const char *sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len);
+extern const char *sp_config_canonical(FmgrInfo *flinfo, const SpConfig *cfg, uint32 *len,
+									   bool *written);
 
 #endif							/* SP_CONFIG_CACHE_H */
