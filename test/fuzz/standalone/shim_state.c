@@ -427,7 +427,7 @@ sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt)
 }
 
 int
-sp_keyio_begin(void)
+sp_keyio_begin(const SpKeyIO *io)
 {
 	return 1;
 }
