@@ -306,24 +306,22 @@ BEGIN
 END
 $$;
 CREATE TRIGGER ip_seen AFTER UPDATE ON ip_d_state FOR EACH ROW EXECUTE FUNCTION ip_seen();
-BEGIN;
-SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass) AS scans,
-       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) AS updates \gset before_
-SELECT ip_insert(5);
-SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass)
-       - :before_scans > 3 AS found_again,
-       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) - :before_updates AS state_updates;
-COMMIT;
+CREATE FUNCTION ip_insert_scanned(k int, OUT found_again boolean, OUT state_updates bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	scans bigint := pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass);
+	updates bigint := pg_stat_get_xact_tuples_updated('ip_d_state'::regclass);
+BEGIN
+	PERFORM ip_insert(k);
+	found_again := pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass)
+		- scans > 3;
+	state_updates := pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) - updates;
+END
+$$;
+SELECT * FROM ip_insert_scanned(5);
 SELECT sensor, count(*) FROM ip_seen GROUP BY 1 ORDER BY 1;
 DROP TRIGGER ip_seen ON ip_d_state;
-BEGIN;
-SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass) AS scans,
-       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) AS updates \gset before_
-SELECT ip_insert(6);
-SELECT pg_stat_get_xact_numscans('ip_d_state'::regclass) + pg_stat_get_xact_numscans('ip_d_state_pkey'::regclass)
-       - :before_scans > 3 AS found_again,
-       pg_stat_get_xact_tuples_updated('ip_d_state'::regclass) - :before_updates AS state_updates;
-COMMIT;
+SELECT * FROM ip_insert_scanned(6);
 SELECT count(*) AS seen FROM ip_seen;
 -- A CHECK constraint is checked: sensor 3 would reach 21 rows, and the
 -- statement is undone.
@@ -415,6 +413,7 @@ SELECT segpipe_unmaintain('ip_d', true);
 DROP TABLE ip, ip_seen;
 DROP FUNCTION ip_insert(int);
 DROP FUNCTION ip_seen();
+DROP FUNCTION ip_insert_scanned(int);
 DROP ROLE regress_segpipe_inplace;
 
 -- The runs a backend's trigger wrote last stay with it, and the next

@@ -532,36 +532,41 @@ part_node_alloc(void *arg)
 	return palloc(sizeof(PartNode));
 }
 
-/* One state read: ordinal i (from 1) of the sensors from first on. */
-static void
-keep_state(InsertRun *run, int first, int64 i, Datum state, Datum stored_part)
-{
-	MemoryContext old;
-
-	if (i < 1 || i > run->n - first)
-		elog(ERROR, "segpipe's maintained sensors: invalid state row");
-	old = MemoryContextSwitchTo(run->cxt);
-	run->sensors[first + i - 1].state = datumCopy(state, false, -1);
-	run->sensors[first + i - 1].stored_part = datumCopy(stored_part, run->part_byval, run->part_len);
-	MemoryContextSwitchTo(old);
-}
-
 /*
- * Layout 3: where the state of sensor i (as for keep_state) is stored, its
- * row's ctid and tableoid (values[3] and values[4]).
+ * One row of A_READ or A_LOCKREAD, about the sensor whose ordinal (from 1)
+ * among the sensors from first on is values[0]: its state and the sensor
+ * as stored, and in layout 3 the row's ctid and tableoid, where the state
+ * is written back (maintain_state.h).
  */
 static void
-keep_address(InsertRun *run, int first, int64 i, const Datum *values, const bool *nulls)
+keep_state(InsertRun *run, int first, const Datum *values, const bool *nulls)
 {
-	Oid			rel;
+	Sensor	   *s;
+	int64		i;
+	MemoryContext old;
 
-	if (nulls[3] || nulls[4])
+	if (nulls[0] || nulls[1] || nulls[2])
 		elog(ERROR, "segpipe's maintained sensors: invalid state row");
-	rel = DatumGetObjectId(values[4]);
-	if (OidIsValid(run->state_rel) && run->state_rel != rel)
-		elog(ERROR, "segpipe's maintained sensors: states read from two tables");
-	run->state_rel = rel;
-	ItemPointerCopy((ItemPointer) DatumGetPointer(values[3]), &run->sensors[first + i - 1].tid);
+	i = DatumGetInt64(values[0]);
+	if (i < 1 || i > run->n - first)
+		elog(ERROR, "segpipe's maintained sensors: invalid state row");
+	s = &run->sensors[first + i - 1];
+	old = MemoryContextSwitchTo(run->cxt);
+	s->state = datumCopy(values[1], false, -1);
+	s->stored_part = datumCopy(values[2], run->part_byval, run->part_len);
+	MemoryContextSwitchTo(old);
+	if (run->tp->layout >= 3)
+	{
+		Oid			rel;
+
+		if (nulls[3] || nulls[4])
+			elog(ERROR, "segpipe's maintained sensors: invalid state row");
+		rel = DatumGetObjectId(values[4]);
+		if (OidIsValid(run->state_rel) && run->state_rel != rel)
+			elog(ERROR, "segpipe's maintained sensors: states read from two tables");
+		run->state_rel = rel;
+		ItemPointerCopy((ItemPointer) DatumGetPointer(values[3]), &s->tid);
+	}
 }
 
 /* The columns of A_READ and A_LOCKREAD, as the layout has them. */
@@ -599,11 +604,7 @@ states_receive(TupleTableSlot *slot, DestReceiver *self)
 		elog(ERROR, "segpipe's maintained sensors: states read out of order");
 	if (slot->tts_isnull[2])
 		return false;
-	if (slot->tts_isnull[1])
-		elog(ERROR, "segpipe's maintained sensors: invalid state row");
-	keep_state(r->run, 0, r->read + 1, slot->tts_values[1], slot->tts_values[2]);
-	if (r->run->tp->layout >= 3)
-		keep_address(r->run, 0, r->read + 1, slot->tts_values, slot->tts_isnull);
+	keep_state(r->run, 0, slot->tts_values, slot->tts_isnull);
 	r->read++;
 	return true;
 }
@@ -654,11 +655,7 @@ lock_insert_read_states(InsertRun *run, Datum rest, Oid argtype, int first)
 		bool		nulls[5];
 
 		heap_deform_tuple(tt->vals[r], desc, values, nulls);
-		if (nulls[0] || nulls[1] || nulls[2])
-			elog(ERROR, "segpipe's maintained sensors: invalid state row");
-		keep_state(run, first, DatumGetInt64(values[0]), values[1], values[2]);
-		if (tp->layout >= 3)
-			keep_address(run, first, DatumGetInt64(values[0]), values, nulls);
+		keep_state(run, first, values, nulls);
 	}
 	SPI_freetuptable(tt);
 }

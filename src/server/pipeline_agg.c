@@ -155,14 +155,14 @@ agg_state_key(FunctionCallInfo fcinfo)
 						PG_GET_COLLATION());
 }
 
+static bool late_row(AggState *as, bool isnull, TimestampTz ts, bool applied);
+
 /*
  * The row's timestamp: NULL is an error; a late one is an error or is
  * dropped (false), as the spec says.  A punctuation row applied on its own
- * (punctuate) says so in its messages.
+ * (punctuate) says so in its messages.  Inline for the steps: a row in
+ * time needs no call.
  */
-static bool late_row(AggState *as, bool isnull, TimestampTz ts, bool applied);
-
-/* inline for the steps: the common row is in time and needs no call */
 static pg_attribute_always_inline bool
 agg_time(AggState *as, bool isnull, TimestampTz ts, bool applied)
 {
@@ -186,8 +186,6 @@ late_row(AggState *as, bool isnull, TimestampTz ts, bool applied)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 applied ? errmsg("punctuation timestamp must not be null") :
 				 errmsg("row timestamp must not be null")));
-	if (!as->has_progress || ts >= as->progress)
-		return true;
 	if (as->cfg->late_drop)
 	{
 		as->late = sp_count_next(as->late, SP_MAX_COUNT, "A pipeline");

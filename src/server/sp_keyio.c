@@ -85,8 +85,8 @@ static const SpSetting fixed_settings[] = {
  * Every other type (arrays, composites, domains, enums, ranges, money,
  * bytea, the reg* types, extensions' types) gets them all.
  */
-uint32
-sp_keyio_settings_of(Oid type)
+static uint32
+settings_of(Oid type)
 {
 	switch (type)
 	{
@@ -134,7 +134,7 @@ sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt)
 	bool		varlena;
 
 	io->type = type;
-	io->settings = sp_keyio_settings_of(type);
+	io->settings = settings_of(type);
 	getTypeInputInfo(type, &in, &io->ioparam);
 	getTypeOutputInfo(type, &out, &varlena);
 	fmgr_info_cxt(in, &io->in, cxt);
@@ -156,7 +156,7 @@ sp_keyio_end(int nest)
 int
 sp_keyio_hold(Oid type)
 {
-	uint32		settings = sp_keyio_settings_of(type);
+	uint32		settings = settings_of(type);
 	int			nest = sp_settings_begin(fixed_settings, lengthof(fixed_settings),
 										 settings & ~held);
 

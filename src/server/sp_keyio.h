@@ -37,12 +37,11 @@ extern void sp_keyio_init(SpKeyIO *io, Oid type, MemoryContext cxt);
  * Fixed settings for key I/O: DateStyle ISO, IntervalStyle postgres,
  * TimeZone UTC, extra_float_digits 1 (shortest-exact), bytea_output hex,
  * lc_monetary C, array_nulls on, quote_all_identifiers off, search_path
- * pg_catalog; of them, those that io's type reads (sp_keyio_settings_of),
+ * pg_catalog; of them, those that io's type reads (sp_keyio.c lists them),
  * and of those only the ones not showing the fixed value already.  Allowed
  * in parallel workers (the changes are saved and undone).  Every
  * sp_keyio_to_text and sp_keyio_from_text call goes between begin and end.
  */
-extern uint32 sp_keyio_settings_of(Oid type);
 extern int	sp_keyio_begin(const SpKeyIO *io);
 extern void sp_keyio_end(int nest);
 
