@@ -15,6 +15,45 @@ SELECT trace('{"type": "MovingSum", "window_size": 2}', '{1, NaN, 3, 5}');
 SELECT trace('{"type": "MovingSum", "window_size": 2}', '{1, Infinity, 3, -Infinity, -Infinity, 2, 2}');
 SELECT trace('{"type": "MovingSum", "window_size": 2}', '{Infinity, -Infinity, 1, 1}');
 
+-- A sum read only on a segment's last row: after half a window of rows
+-- unread, the window stops updating its sum and rebuilds it from the values
+-- it holds when the result is read.  Segment k (k = 1 .. 30) has k rows; a
+-- segment of at least W rows closes with the exact sum of its last W
+-- values, rounded once, which is what summing them as numeric and casting
+-- the sum to float8 gives (the values, multiples of 1/8 and 1e16 or
+-- -1e16, convert to numeric exactly; numeric sums Infinity and NaN as
+-- float8 does).  Non-finite values enter and leave while the sum is not
+-- updated.  Segments 1 .. 29 close (the first row of the next closes one);
+-- those that hold W values emit, and every one agrees: 29 for W = 1, 28 for
+-- W = 2, 27 for 3, 22 for 8; no other row emits.
+CREATE TEMP TABLE unread AS
+SELECT row_number() OVER (ORDER BY k, j) AS ts, k, j,
+       CASE WHEN k = 9 AND j = 2 THEN 'Infinity'::float8
+            WHEN k = 9 AND j = 5 THEN 'NaN'
+            WHEN k = 20 AND j = 11 THEN '-Infinity'
+            WHEN k = 20 AND j = 13 THEN 'Infinity'
+            WHEN (k + j) % 13 = 0 THEN 1e16
+            WHEN (k + j) % 13 = 6 THEN -1e16
+            ELSE ((k * j) % 17) / 8.0 END AS v
+FROM generate_series(1, 30) AS k, generate_series(1, k) AS j;
+WITH emitted AS (
+  SELECT w, k, x FROM (
+    SELECT w.w, t.k, segment_agg(t.v, t.k, format('{"type": "MovingSum", "window_size": %s}', w.w)::pipeline)
+             OVER (PARTITION BY w.w ORDER BY t.ts) AS x
+    FROM (VALUES (1), (2), (3), (8)) AS w(w), unread AS t) AS e
+  WHERE x IS NOT NULL),
+oracle AS (
+  SELECT w.w, t.k, sum(t.v::numeric)::float8 AS x
+  FROM (VALUES (1), (2), (3), (8)) AS w(w), unread AS t
+  WHERE t.k >= w.w AND t.j > t.k - w.w
+  GROUP BY w.w, t.k)
+SELECT o.w, count(*) AS segments, count(e.x) FILTER (WHERE e.x IS NOT DISTINCT FROM o.x) AS agree,
+       (SELECT count(*) FROM emitted AS e2 WHERE e2.w = o.w) AS emitted
+FROM oracle AS o LEFT JOIN emitted AS e ON e.w = o.w AND e.k = o.k + 1
+WHERE o.k < 30
+GROUP BY o.w ORDER BY o.w;
+DROP TABLE unread;
+
 -- MovingAverage: the mean of the last N.
 SELECT trace('{"type": "MovingAverage", "window_size": 3}', '{1, 2, 3, 4, 10}');
 SELECT trace('{"type": "MovingAverage", "window_size": 1}', '{2.5, -1}');

@@ -9,7 +9,11 @@
  * MovingAverage, MovingSum and StandardDeviation share one sliding core: a
  * ring of the window's values plus exact sums (SpAcc, sp_sum.h) that are
  * updated by adding the new value and subtracting the one leaving, so a row
- * costs O(1) whatever the window size.  Non-finite values are counted, not
+ * costs O(1) whatever the window size.  A window of rows whose result is
+ * read only now and then (the usual case: on a segment's last row) stops
+ * updating its sum after half a window of rows unread, and rebuilds it from
+ * its ring when it is next read: one rebuild costs what half a window of
+ * updates does, so a row still costs O(1), amortised.  Non-finite values are counted, not
  * summed, so that one Infinity or NaN affects results only while it is in
  * the window (Infinity - Infinity would otherwise poison the sums for
  * good).  Their results are computed from the sums only when needed (the
@@ -75,7 +79,12 @@ typedef struct WindowCore
 	int64		ninf;
 	/* StandardDeviation only (zero for the others) */
 	int64		scale;			/* the sums hold x * 2^-scale */
-	int64		fresh;			/* pushes since the last recount */
+	/*
+	 * StandardDeviation: pushes since the last recount.  MovingSum and
+	 * MovingAverage over rows: pushes since the sum was last read, which
+	 * tells whether acc is up to date (core_current); never stored.
+	 */
+	int64		fresh;
 	int64		nz;				/* finite non-zero values held */
 	int64		ntop;			/* of those, near 2^scale (see below) */
 	/* the pairs written to and read from a state; set when one is written */
@@ -229,10 +238,50 @@ core_count_nonfinite(WindowCore *c, double x, int sign)
 	return true;
 }
 
+/*
+ * MovingSum and MovingAverage over rows keep acc up to date while
+ * c->fresh <= unread_limit(p): until half a window of rows has gone unread.
+ */
+static inline int64
+unread_limit(const SpParams *p)
+{
+	return p->window_size / 2;
+}
+
+/* acc from the finite values of the ring, as a state's restore builds it. */
+static void
+core_rebuild(WindowCore *c, const SpRing *r)
+{
+	memset(&c->acc, 0, sizeof(c->acc));
+	for (int64 i = 0; i < r->count; i++)
+	{
+		double		x = sp_ring_get(r, i);
+
+		if (i % INTERRUPT_STRIDE == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (isfinite(x))
+			sp_acc_add(&c->acc, x);
+	}
+}
+
+/*
+ * Before acc is read: rebuilt if it was left behind, and counted as read.
+ * Windows of time keep it up to date on every row (fresh stays 0).
+ */
+static void
+core_current(const SpParams *p, WindowCore *c, const SpRing *rings)
+{
+	if (!in_time(p) && c->fresh > unread_limit(p))
+		core_rebuild(c, &rings[0]);
+	c->fresh = 0;
+}
+
 /* MovingSum, MovingAverage: push x, the oldest leaving; true when full. */
 static bool
-core_push(WindowCore *c, SpRing *r, double x)
+core_push(const SpParams *p, WindowCore *c, SpRing *r, double x)
 {
+	bool		keep = c->fresh < unread_limit(p);
+
 	/*
 	 * The sum is left as the additions leave it: most rows emit nothing, and
 	 * a result (sp_acc_round, sp_acc_approx) normalises a copy when it must.
@@ -241,15 +290,16 @@ core_push(WindowCore *c, SpRing *r, double x)
 	{
 		double		old = sp_ring_pop_oldest(r);
 
-		if (!core_count_nonfinite(c, old, -1))
+		if (!core_count_nonfinite(c, old, -1) && keep)
 			sp_acc_add(&c->acc, -old);
 	}
 	sp_ring_push(r, x);
-	if (!core_count_nonfinite(c, x, 1))
+	if (!core_count_nonfinite(c, x, 1) && keep)
 		sp_acc_add(&c->acc, x);
+	/* past the limit, acc is behind the ring until core_current */
+	c->fresh = keep ? c->fresh + 1 : unread_limit(p) + 1;
 	return sp_ring_full(r);
 }
-
 
 static bool
 core_nonfinite(const WindowCore *c)
@@ -323,6 +373,7 @@ core_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 	 * sum is normalised too, so that the state is the bytes a restore of
 	 * what is written rebuilds.
 	 */
+	core_current(p, c, rings);
 	sp_acc_normalise(&c->acc);
 	c->sum = acc_pair(&c->acc);
 	v->i64(v, "nan", &c->nan);
@@ -377,16 +428,7 @@ core_restore(const SpParams *p, void *state, const SpRing *rings)
 {
 	WindowCore *c = state;
 
-	memset(&c->acc, 0, sizeof(c->acc));
-	for (int64 i = 0; i < rings[0].count; i++)
-	{
-		double		x = sp_ring_get(&rings[0], i);
-
-		if (i % INTERRUPT_STRIDE == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (isfinite(x))
-			sp_acc_add(&c->acc, x);
-	}
+	core_rebuild(c, &rings[0]);
 	sp_acc_normalise(&c->acc);
 	c->sum = acc_pair(&c->acc);
 }
@@ -403,12 +445,17 @@ static const SpParamDef window_params[] = {
 static bool
 moving_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
 {
-	return core_push(state, &rings[0], in[0]);
+	return core_push(p, state, &rings[0], in[0]);
 }
 
+/*
+ * The results read acc, which is a cache of the ring's values: bringing it up
+ * to date changes no result and nothing a state stores, hence the casts.
+ */
 static double
 moving_sum_value(const SpParams *p, const void *state, const SpRing *rings)
 {
+	core_current(p, (WindowCore *) state, rings);
 	return core_sum(state);
 }
 
@@ -448,6 +495,7 @@ moving_average_value(const SpParams *p, const void *state, const SpRing *rings)
 	const WindowCore *c = state;
 	int64		n = window_n(p, rings);
 
+	core_current(p, (WindowCore *) state, rings);
 	if (core_nonfinite(c))
 		return core_sum(c) / n;
 	return sp_sum_value(sp_sum_div(acc_approx(&c->acc), n));
