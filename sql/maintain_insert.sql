@@ -444,6 +444,60 @@ SELECT sensor, pipeline_rows(state) FROM rb_d_state ORDER BY 1;
 SELECT segpipe_unmaintain('rb_d', true);
 DROP TABLE rb;
 
+-- The states a backend's trigger wrote in place last are locked at their
+-- addresses in its next statement, without a statement
+-- (src/server/maintain_state.h): no scan of the state table (by_address).
+-- A row that is no longer there as written (replaced by another writer,
+-- moved by VACUUM FULL, or another sensor's row at that address) is found
+-- by the statements instead, and the results stay those of a run over the
+-- readings.  Readings every 6 hours, v = (7 h + 3 s) % 10 for sensor s at
+-- step h: daily maxima 7, 7, 9 for 1 March (closed at step 4) and 8, 8, 8
+-- for 2 March (closed at step 8).
+CREATE TABLE lk (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('lk', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'lk_d');
+CREATE FUNCTION lk_insert(h int, OUT by_address boolean) LANGUAGE plpgsql AS $$
+DECLARE
+	scans bigint := pg_stat_get_xact_numscans('lk_d_state'::regclass) + pg_stat_get_xact_numscans('lk_d_state_pkey'::regclass);
+BEGIN
+	INSERT INTO lk SELECT s, timestamptz '2026-03-01 00:00+00' + h * interval '6 hours', (7 * h + 3 * s) % 10
+	FROM generate_series(1, 3) AS s;
+	by_address := pg_stat_get_xact_numscans('lk_d_state'::regclass) + pg_stat_get_xact_numscans('lk_d_state_pkey'::regclass) = scans;
+END
+$$;
+SELECT h, lk_insert(h) FROM generate_series(0, 2) AS h ORDER BY h;
+-- another writer replaces sensor 2's row (with the same bytes)
+UPDATE lk_d_state SET state = state WHERE sensor = 2;
+SELECT lk_insert(3);
+SELECT lk_insert(4);
+VACUUM FULL lk_d_state;
+SELECT lk_insert(5);
+SELECT lk_insert(6);
+-- every address the trigger keeps now holds another sensor's row
+CREATE TABLE lk_saved AS SELECT sensor, state, ctid AS tid FROM lk_d_state;
+TRUNCATE lk_d_state;
+INSERT INTO lk_d_state (sensor, state)
+SELECT 1000 + g, '{"type": "MaxTracker"}' FROM generate_series(1, (SELECT max((tid::text::point)[1])::int FROM lk_saved)) AS g;
+INSERT INTO lk_d_state (sensor, state) SELECT sensor, state FROM lk_saved ORDER BY sensor;
+SELECT count(*) AS taken_by_others FROM lk_saved AS s JOIN lk_d_state AS d ON d.ctid = s.tid AND d.sensor <> s.sensor;
+SELECT lk_insert(7);
+DELETE FROM lk_d_state WHERE sensor > 1000;
+SELECT lk_insert(8);
+SELECT sensor, ts, key, port, value FROM lk_d ORDER BY 1, 2;
+WITH q AS (SELECT sensor, pipeline_agg(ts, v, ts::date, '{"type": "MaxTracker"}' ORDER BY ts) AS p
+           FROM lk GROUP BY sensor),
+     expected AS (SELECT q.sensor, e.ts, e.key::date AS key, e.port, e.value FROM q, emissions(q.p) AS e),
+     got AS (SELECT sensor, ts, key, port, value FROM lk_d)
+SELECT count(*) AS differences
+FROM ((SELECT * FROM expected EXCEPT ALL SELECT * FROM got) UNION ALL (SELECT * FROM got EXCEPT ALL SELECT * FROM expected)) AS d;
+-- a state table emptied: no address is read past its end, and the states
+-- start again
+TRUNCATE lk_d_state;
+SELECT lk_insert(9);
+SELECT sensor, pipeline_rows(state) FROM lk_d_state ORDER BY 1;
+SELECT segpipe_unmaintain('lk_d', true);
+DROP TABLE lk, lk_saved;
+DROP FUNCTION lk_insert(int);
+
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
 CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();

@@ -30,6 +30,7 @@ maintain_cache_clear(StateCache *c)
 	c->n = c->max = 0;
 	c->runs = NULL;
 	c->bytes = 0;
+	c->rel = InvalidOid;
 }
 
 /* A stored state's bytes equal to kept: a compressed or external one never is. */
@@ -75,8 +76,31 @@ maintain_cache_take(StateCache *c, int *pos, Datum part, Datum state,
 }
 
 bool
+maintain_cache_address(StateCache *c, int *pos, Datum part, FmgrInfo *cmp, Oid coll,
+					   ItemPointer tid)
+{
+	while (*pos < c->n)
+	{
+		CachedRun  *r = &c->runs[*pos];
+		int32		order = DatumGetInt32(FunctionCall2Coll(cmp, coll, r->part, part));
+
+		if (order > 0)
+			return false;
+		(*pos)++;
+		if (order < 0)
+			continue;
+		if (r->as == NULL || !ItemPointerIsValid(&r->tid))
+			return false;
+		ItemPointerCopy(&r->tid, tid);
+		return true;
+	}
+	return false;
+}
+
+bool
 maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
-					Datum state, Oid key_coll, AggState *as, MemoryContext as_cxt)
+					Datum state, ItemPointer tid, Oid rel, Oid key_coll,
+					AggState *as, MemoryContext as_cxt)
 {
 	Size		bytes = MemoryContextMemAllocated(as_cxt, true) + VARSIZE_ANY(DatumGetPointer(state));
 	MemoryContext old;
@@ -101,6 +125,13 @@ maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
 	memcpy(r->state, DatumGetPointer(state), VARSIZE_ANY(DatumGetPointer(state)));
 	r->as = as;
 	r->cxt = as_cxt;
+	if (tid != NULL && ItemPointerIsValid(tid))
+	{
+		ItemPointerCopy(tid, &r->tid);
+		c->rel = rel;
+	}
+	else
+		ItemPointerSetInvalid(&r->tid);
 	MemoryContextSetParent(as_cxt, c->cxt);
 	c->bytes += bytes;
 	kept_in_backend += bytes;

@@ -22,6 +22,7 @@
 #define MAINTAIN_CACHE_H
 
 #include "fmgr.h"
+#include "storage/itemptr.h"
 
 #include "pipeline_agg.h"
 
@@ -34,6 +35,7 @@ typedef struct CachedRun
 	struct varlena *state;		/* the bytes written */
 	AggState   *as;				/* the run, in its own context */
 	MemoryContext cxt;
+	ItemPointerData tid;		/* where it was written in place, or invalid */
 } CachedRun;
 
 typedef struct StateCache
@@ -44,6 +46,7 @@ typedef struct StateCache
 	CachedRun  *runs;
 	Size		bytes;			/* memory they hold */
 	Oid			key_coll;		/* the collation their keys compare under */
+	Oid			rel;			/* the state table of the addresses */
 } StateCache;
 
 extern void maintain_cache_init(StateCache *c, MemoryContext parent);
@@ -59,16 +62,26 @@ extern AggState *maintain_cache_take(StateCache *c, int *pos, Datum part, Datum 
 									 Oid key_coll, FmgrInfo *cmp, Oid coll, MemoryContext cxt,
 									 MemoryContext *as_cxt);
 
+/*
+ * Where the state of sensor part was written in place (in table c->rel),
+ * when the cache holds its run and knows it; asked in sort order as for
+ * maintain_cache_take, from *pos.  The run stays in the cache.
+ */
+extern bool maintain_cache_address(StateCache *c, int *pos, Datum part, FmgrInfo *cmp, Oid coll,
+								   ItemPointer tid);
+
 /* Forget every run kept (and not taken); before the cache's context goes. */
 extern void maintain_cache_clear(StateCache *c);
 
 /*
  * Keep the run as of sensor part (a datum of typlen, typbyval), written as
- * state, its keys compared under key_coll: its context as_cxt moves into
- * the cache.  False, and nothing kept, when the cache would hold more than
+ * state at tid of table rel (tid invalid when not written in place), its
+ * keys compared under key_coll: its context as_cxt moves into the cache.
+ * False, and nothing kept, when the cache would hold more than
  * MAINTAIN_CACHE_BYTES.
  */
 extern bool maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
-								Datum state, Oid key_coll, AggState *as, MemoryContext as_cxt);
+								Datum state, ItemPointer tid, Oid rel, Oid key_coll,
+								AggState *as, MemoryContext as_cxt);
 
 #endif							/* MAINTAIN_CACHE_H */

@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
@@ -156,6 +157,8 @@ typedef struct InsertRun
 	bool		array;			/* values are float8[] */
 	bool		late_correct;
 	Oid			state_rel;		/* the state rows' table (layout 3) */
+	StateTable *stable;			/* open for locking or writing in place */
+	bool		in_place;		/* the states were written in place */
 } InsertRun;
 
 typedef struct RowReceiver
@@ -164,11 +167,12 @@ typedef struct RowReceiver
 	InsertRun  *run;
 } RowReceiver;
 
-/* The states A_LOCKREAD reads: sensors[0 .. read - 1]. */
+/* The states A_LOCKREAD reads: sensors[first .. first + read - 1]. */
 typedef struct StateReceiver
 {
 	DestReceiver pub;
 	InsertRun  *run;
+	int			first;
 	int			read;
 } StateReceiver;
 
@@ -604,23 +608,25 @@ states_receive(TupleTableSlot *slot, DestReceiver *self)
 		elog(ERROR, "segpipe's maintained sensors: states read out of order");
 	if (slot->tts_isnull[2])
 		return false;
-	keep_state(r->run, 0, slot->tts_values, slot->tts_isnull);
+	keep_state(r->run, r->first, slot->tts_values, slot->tts_isnull);
 	r->read++;
 	return true;
 }
 
 /*
- * Layout 2: the states of the sensors that have one, up to the first that
- * has none, locked and read by one statement; returns how many.
+ * Layout 2: the states of the sensors from first on (parts_array) that have
+ * one, up to the first that has none, locked and read by one statement;
+ * returns how many.
  */
 static int
-lock_read_states(InsertRun *run, Datum parts_array, Oid argtype)
+lock_read_states(InsertRun *run, Datum parts_array, Oid argtype, int first)
 {
 	StateReceiver dest;
 	ParamListInfo params = makeParamList(1);
 
 	memset(&dest, 0, sizeof(dest));
 	dest.run = run;
+	dest.first = first;
 	params->params[0].value = parts_array;
 	params->params[0].isnull = false;
 	params->params[0].pflags = PARAM_FLAG_CONST;
@@ -628,6 +634,50 @@ lock_read_states(InsertRun *run, Datum parts_array, Oid argtype)
 	run_into(plan(run->tp, A_LOCKREAD, 1, &argtype), params, &dest.pub,
 			 states_receive, states_startup);
 	return dest.read;
+}
+
+/*
+ * Layout 3: the states of the first sensors, locked where this backend
+ * wrote them in place last (maintain_state_lock), without a statement, up
+ * to the first sensor whose address the cache does not hold or whose row
+ * is not there as written; returns how many.  The rest are locked by the
+ * statements after them, so all are still locked in order.
+ */
+static int
+lock_kept_states(InsertRun *run)
+{
+	TriggerPlans *tp = run->tp;
+	StateCache *cache = &tp->cache;
+	int			pos = 0;
+	int			locked;
+
+	if (tp->layout < 3 || cache->n == 0 || !OidIsValid(cache->rel))
+		return 0;
+	run->stable = maintain_state_open(cache->rel, tp->args[A_PARTS], tp->part_type,
+									  tp->pipeline_type);
+	if (run->stable == NULL)
+		return 0;
+	/* the snapshot a statement would take, as SPI takes it */
+	PushActiveSnapshot(GetTransactionSnapshot());
+	for (locked = 0; locked < run->n; locked++)
+	{
+		Sensor	   *s = &run->sensors[locked];
+		ItemPointerData tid;
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+
+		if (!maintain_cache_address(cache, &pos, s->part, run->part_cmp, run->part_coll, &tid) ||
+			!maintain_state_lock(run->stable, &tid, s->part, run->part_cmp, run->part_coll,
+								 &values[2], &values[1]))
+			break;
+		/* what a row of A_LOCKREAD gives */
+		values[0] = Int64GetDatum(locked + 1);
+		values[3] = PointerGetDatum(&tid);
+		values[4] = ObjectIdGetDatum(cache->rel);
+		keep_state(run, 0, values, nulls);
+	}
+	PopActiveSnapshot();
+	return locked;
 }
 
 /*
@@ -745,7 +795,11 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	*parts_array = parts_array_of(run, parts, run->n);
 
 	argtype = array_type_of(part_type);
-	locked = (tp->layout >= 2) ? lock_read_states(run, *parts_array, argtype) : 0;
+	locked = lock_kept_states(run);
+	if (locked < run->n && tp->layout >= 2)
+		locked += lock_read_states(run, locked == 0 ? *parts_array :
+								   parts_array_of(run, parts + locked, run->n - locked),
+								   argtype, locked);
 	if (locked < run->n)
 	{
 		Datum		rest = (locked == 0) ? *parts_array :
@@ -838,6 +892,7 @@ keep_runs(InsertRun *run, const Datum *states)
 			continue;
 		sp_agg_rest(s->as);
 		if (!maintain_cache_keep(cache, s->part, run->part_len, run->part_byval, states[f++],
+								 run->in_place ? &s->tid : NULL, run->state_rel,
 								 run->key_coll, s->as, s->as_cxt))
 			break;
 	}
@@ -856,12 +911,16 @@ save_in_place(InsertRun *run, const Datum *parts, const Datum *states, ItemPoint
 
 	if (tp->layout < 3 || !OidIsValid(run->state_rel))
 		return false;
-	t = maintain_state_open(run->state_rel, tp->args[A_PARTS], tp->part_type, tp->pipeline_type);
+	t = run->stable;
+	if (t == NULL)
+		t = maintain_state_open(run->state_rel, tp->args[A_PARTS], tp->part_type, tp->pipeline_type);
+	run->stable = NULL;
 	if (t == NULL)
 		return false;
 	for (int i = 0; i < n; i++)
 		maintain_state_write(t, tids[i], parts[i], states[i]);
 	maintain_state_close(t);
+	run->in_place = true;
 	return true;
 }
 
@@ -1106,6 +1165,9 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	if (tp->args[A_PRUNE][0] != '\0')
 		run_plan(plan(tp, A_PRUNE, 1, argtypes), &parts_array, SPI_OK_DELETE);
 
+	/* opened to lock, and nothing written in place */
+	if (run.stable != NULL)
+		maintain_state_close(run.stable);
 	sp_settings_end(nest);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");

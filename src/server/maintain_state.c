@@ -8,6 +8,7 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
@@ -18,6 +19,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "sp_compat.h"
 #include "maintain_state.h"
@@ -34,6 +36,8 @@ struct StateTable
 	EState	   *estate;			/* for index entries, made when first needed */
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
+	TupleTableSlot *lock_slot;	/* for maintain_state_lock, when first needed */
+	BlockNumber nblocks;		/* the table's blocks then */
 };
 
 /*
@@ -68,18 +72,28 @@ as_made(Relation rel, const char *part_name, Oid part_type, Oid pipeline_type,
 	return *part_att != InvalidAttrNumber && *state_att != InvalidAttrNumber;
 }
 
+/* The rights on a column that a statement checks: the table's, or the column's. */
+static bool
+may(Relation rel, AttrNumber att, AclMode mode)
+{
+	return pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), mode) == ACLCHECK_OK ||
+		pg_attribute_aclcheck(RelationGetRelid(rel), att, GetUserId(), mode) == ACLCHECK_OK;
+}
+
 StateTable *
 maintain_state_open(Oid relid, const char *part_name, Oid part_type, Oid pipeline_type)
 {
-	Relation	rel = table_open(relid, RowExclusiveLock);
+	Relation	rel = try_table_open(relid, RowExclusiveLock);
 	AttrNumber	part_att,
 				state_att;
 	StateTable *t;
 
-	/* the right an UPDATE of the state column checks */
+	if (rel == NULL)
+		return NULL;
+	/* the rights the statements that lock, read and update the states check */
 	if (!as_made(rel, part_name, part_type, pipeline_type, &part_att, &state_att) ||
-		(pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK &&
-		 pg_attribute_aclcheck(relid, state_att, GetUserId(), ACL_UPDATE) != ACLCHECK_OK))
+		!may(rel, part_att, ACL_SELECT) || !may(rel, state_att, ACL_SELECT) ||
+		!may(rel, state_att, ACL_UPDATE))
 	{
 		table_close(rel, NoLock);
 		return NULL;
@@ -97,7 +111,62 @@ maintain_state_open(Oid relid, const char *part_name, Oid part_type, Oid pipelin
 	t->nulls = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
 	memset(t->nulls, true, sizeof(bool) * RelationGetDescr(rel)->natts);
 	t->nulls[part_att - 1] = t->nulls[state_att - 1] = false;
+	t->nblocks = InvalidBlockNumber;
 	return t;
+}
+
+bool
+maintain_state_lock(StateTable *t, ItemPointer tid, Datum part, FmgrInfo *cmp, Oid coll,
+					Datum *stored_part, Datum *state)
+{
+	HeapTupleData tup;
+	Buffer		buf;
+	TM_FailureData tmfd;
+	TM_Result	res;
+	Snapshot	snap = GetActiveSnapshot();
+	Datum		d;
+	bool		isnull;
+	bool		ours;
+
+	/* the table may have shrunk since (VACUUM, TRUNCATE): read no block past its end */
+	if (t->nblocks == InvalidBlockNumber)
+		t->nblocks = RelationGetNumberOfBlocks(t->rel);
+	if (!ItemPointerIsValid(tid) || ItemPointerGetBlockNumber(tid) >= t->nblocks)
+		return false;
+
+	/*
+	 * Only a version the snapshot sees: one rolled back or replaced is not
+	 * locked (heap_lock_tuple refuses an invisible one with an error).
+	 */
+	tup.t_self = *tid;
+	if (!heap_fetch(t->rel, snap, &tup, &buf, false))
+		return false;
+	ReleaseBuffer(buf);
+
+	if (t->lock_slot == NULL)
+		t->lock_slot = table_slot_create(t->rel, NULL);
+	/* as FOR UPDATE locks, waiting for a writer; a newer version is the caller's */
+	res = table_tuple_lock(t->rel, tid, snap, t->lock_slot, GetCurrentCommandId(true),
+						   LockTupleExclusive, LockWaitBlock, 0, &tmfd);
+	if (res != TM_Ok)
+		return false;
+
+	/*
+	 * Locked.  A line pointer reused since for another sensor's row leaves
+	 * that row locked too, out of order, which is harmless but for the wait.
+	 */
+	d = slot_getattr(t->lock_slot, t->part_att, &isnull);
+	ours = !isnull && DatumGetInt32(FunctionCall2Coll(cmp, coll, d, part)) == 0;
+	if (ours)
+	{
+		*stored_part = datumCopy(d, t->part_byval, t->part_len);
+		d = slot_getattr(t->lock_slot, t->state_att, &isnull);
+		ours = !isnull;
+		if (ours)
+			*state = datumCopy(d, false, -1);
+	}
+	ExecClearTuple(t->lock_slot);
+	return ours;
 }
 
 /* The index entries of a new version that is not heap-only (or BRIN's). */
@@ -156,6 +225,7 @@ maintain_state_write(StateTable *t, ItemPointer tid, Datum part, Datum state)
 	/* the row is locked by this transaction: nothing else can change it */
 	SP_HEAP_UPDATE(t->rel, tid, tup, &all, &summarizing);
 	ReleaseBuffer(buf);
+	*tid = tup->t_self;
 	if (all || summarizing)
 		index_entries(t, tup, !all);
 	heap_freetuple(tup);
@@ -164,6 +234,8 @@ maintain_state_write(StateTable *t, ItemPointer tid, Datum part, Datum state)
 void
 maintain_state_close(StateTable *t)
 {
+	if (t->lock_slot != NULL)
+		ExecDropSingleTupleTableSlot(t->lock_slot);
 	if (t->estate != NULL)
 	{
 		ExecDropSingleTupleTableSlot(t->slot);
