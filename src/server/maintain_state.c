@@ -141,6 +141,14 @@ maintain_state_lock(StateTable *t, ItemPointer tid, Datum part, FmgrInfo *cmp, O
 	tup.t_self = *tid;
 	if (!heap_fetch(t->rel, snap, &tup, &buf, false))
 		return false;
+
+	/*
+	 * Prune the page, as an index scan that found the row would: the rows
+	 * are updated on every statement and no longer reached by scans, and
+	 * without it the page fills with dead versions and the updates stop
+	 * being heap-only ones.
+	 */
+	heap_page_prune_opt(t->rel, buf);
 	ReleaseBuffer(buf);
 
 	if (t->lock_slot == NULL)
