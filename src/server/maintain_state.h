@@ -1,13 +1,13 @@
 /*
  * maintain_state.h
- *	  A maintained results table's states, written in place by the insert
- *	  trigger (maintain_insert.c).
+ *	  A maintained results table's states, locked at their addresses and
+ *	  written in place by the insert trigger (maintain_insert.c).
  *
  * The trigger has locked each sensor's state row (SELECT ... FOR UPDATE,
  * which also checked the inserting role's right to update the table, or
  * maintain_state_lock at the address it wrote last) and knows its tuple's
- * address.  Writing the new states as new versions of
- * those tuples costs a heap update each, where an UPDATE statement would
+ * address.  Writing the new states as new versions of those tuples costs a
+ * heap update each, where an UPDATE statement would
  * also plan, start and end an executor and find every row again by the
  * key.  It is done only when the table is as segpipe_maintain made it: a
  * heap table of the sensor and the state, without triggers, rules, row
