@@ -13,11 +13,12 @@
  * read only now and then (the usual case: on a segment's last row) stops
  * updating its sum after half a window of rows unread, and rebuilds it from
  * its ring when it is next read: one rebuild costs what half a window of
- * updates does, so a row still costs O(1), amortised.  Non-finite values are counted, not
- * summed, so that one Infinity or NaN affects results only while it is in
- * the window (Infinity - Infinity would otherwise poison the sums for
- * good).  Their results are computed from the sums only when needed (the
- * 'value' callback): on a segment's last row, not on every row.
+ * updates does, so a row still costs O(1), amortised.  Non-finite values
+ * are counted, not summed, so that one Infinity or NaN affects results
+ * only while it is in the window (Infinity - Infinity would otherwise
+ * poison the sums for good).  Their results are computed from the sums
+ * only when needed (the 'value' callback): on a segment's last row, not on
+ * every row.
  *
  * Because the sums are exact, they are a function of the values held: a
  * state stores them only as the pair the exact sum rounds to ("sum",
