@@ -515,6 +515,30 @@ DROP TABLE lk, lk_saved;
 DROP FUNCTION lk_insert(int);
 DROP PROCEDURE lk_many();
 
+-- The runs of sensors a statement does not touch stay kept: sensors 1 to
+-- 3, then 4 to 6, then each group again; the third and fourth statements
+-- lock every row at its address and continue the runs kept two statements
+-- before.  Maxima per day over v = 10 h + s at step h (every 6 hours):
+-- steps 0 .. 3 are 1 March, closed by step 4: 30 + s, for s = 1 .. 6.
+CREATE TABLE lk2 (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('lk2', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'lk2_d');
+CREATE FUNCTION lk2_insert(h int, first int, OUT by_address boolean) LANGUAGE plpgsql AS $$
+DECLARE
+	scans bigint := pg_stat_get_xact_numscans('lk2_d_state'::regclass) + pg_stat_get_xact_numscans('lk2_d_state_pkey'::regclass);
+BEGIN
+	INSERT INTO lk2 SELECT s, timestamptz '2026-03-01 00:00+00' + h * interval '6 hours', 10 * h + s
+	FROM generate_series(first, first + 2) AS s;
+	by_address := pg_stat_get_xact_numscans('lk2_d_state'::regclass) + pg_stat_get_xact_numscans('lk2_d_state_pkey'::regclass) = scans;
+END
+$$;
+SELECT h, first, lk2_insert(h, first)
+FROM (VALUES (0, 1), (0, 4), (1, 1), (1, 4), (2, 1), (2, 4), (3, 1), (3, 4), (4, 1), (4, 4)) AS t(h, first);
+SELECT sensor, ts, key, value FROM lk2_d ORDER BY 1;
+SELECT sensor, pipeline_rows(state) FROM lk2_d_state ORDER BY 1;
+SELECT segpipe_unmaintain('lk2_d', true);
+DROP TABLE lk2;
+DROP FUNCTION lk2_insert(int, int);
+
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
 CREATE TRIGGER bad_row AFTER INSERT ON other FOR EACH ROW EXECUTE FUNCTION segpipe_insert_trigger();

@@ -1,6 +1,6 @@
 /*
  * maintain_cache.h
- *	  The runs whose states a backend's insert trigger wrote last, kept to
+ *	  The runs whose states a backend's insert trigger wrote, kept to
  *	  continue from without reading the states again (maintain_insert.c).
  *
  * A statement's trigger reads each sensor's state, runs it on, and writes
@@ -14,9 +14,12 @@
  * from its stored state gives (test/integration/resume.py: a resumed run
  * gives, bit for bit, what one run over all the rows gives).
  *
- * Only the last statement's runs are kept, up to MAINTAIN_CACHE_BYTES of
- * memory per trigger (what that statement held already) and
- * MAINTAIN_CACHE_BACKEND_BYTES for all of a backend's triggers.
+ * The runs of the sensors a statement wrote replace theirs; those of other
+ * sensors stay, so a sensor that comes back a few statements later is
+ * continued too.  Up to MAINTAIN_CACHE_BYTES of memory per trigger and
+ * MAINTAIN_CACHE_BACKEND_BYTES for all of a backend's triggers: a new run
+ * that would exceed them pushes out the runs kept longest ago, and is not
+ * kept when they are gone.
  */
 #ifndef MAINTAIN_CACHE_H
 #define MAINTAIN_CACHE_H
@@ -32,10 +35,13 @@
 typedef struct CachedRun
 {
 	Datum		part;			/* the sensor, as the statement's rows have it */
+	bool		part_copied;	/* part points to a copy of its own */
 	struct varlena *state;		/* the bytes written */
-	AggState   *as;				/* the run, in its own context */
+	AggState   *as;				/* the run, in its own context; NULL once gone */
 	MemoryContext cxt;
 	ItemPointerData tid;		/* where it was written in place, or invalid */
+	uint64		stamp;			/* the statement that kept it */
+	Size		bytes;			/* memory it holds */
 } CachedRun;
 
 typedef struct StateCache
@@ -44,7 +50,11 @@ typedef struct StateCache
 	int			n;				/* runs kept, sorted as their sensors */
 	int			max;
 	CachedRun  *runs;
-	Size		bytes;			/* memory they hold */
+	int			n_new;			/* the runs a statement is keeping, sorted */
+	int			max_new;
+	CachedRun  *new_runs;
+	uint64		stamp;			/* statements that kept runs */
+	Size		bytes;			/* memory they all hold */
 	Oid			key_coll;		/* the collation their keys compare under */
 	Oid			rel;			/* the state table of the addresses */
 } StateCache;
@@ -54,9 +64,10 @@ extern void maintain_cache_init(StateCache *c, MemoryContext parent);
 /*
  * The run of sensor part whose stored state is state, when the cache holds
  * one written as exactly those bytes, its keys compared under key_coll:
- * its context moves under cxt, and it is the caller's.  Sensors are asked for in their sort order (cmp, under
- * collation coll), as they were kept; *pos is where the search is, 0 for
- * the first.  NULL otherwise.
+ * its context moves under cxt, and it is the caller's.  Sensors are asked
+ * for in their sort order (cmp, under collation coll), as they were kept;
+ * *pos is where the search is, 0 for the first.  NULL otherwise; a run of
+ * the sensor written as other bytes is dropped.
  */
 extern AggState *maintain_cache_take(StateCache *c, int *pos, Datum part, Datum state,
 									 Oid key_coll, FmgrInfo *cmp, Oid coll, MemoryContext cxt,
@@ -77,11 +88,18 @@ extern void maintain_cache_clear(StateCache *c);
  * Keep the run as of sensor part (a datum of typlen, typbyval), written as
  * state at tid of table rel (tid invalid when not written in place), its
  * keys compared under key_coll: its context as_cxt moves into the cache.
- * False, and nothing kept, when the cache would hold more than
- * MAINTAIN_CACHE_BYTES.
+ * A statement keeps its runs in sensor order, then calls
+ * maintain_cache_kept.  False, and nothing kept, when the runs of earlier
+ * statements are gone and the caps are still exceeded.
  */
 extern bool maintain_cache_keep(StateCache *c, Datum part, int16 typlen, bool typbyval,
 								Datum state, ItemPointer tid, Oid rel, Oid key_coll,
 								AggState *as, MemoryContext as_cxt);
+
+/*
+ * The statement's runs join those kept before, in sensor order (cmp under
+ * coll); the runs it took are gone from there.
+ */
+extern void maintain_cache_kept(StateCache *c, FmgrInfo *cmp, Oid coll);
 
 #endif							/* MAINTAIN_CACHE_H */

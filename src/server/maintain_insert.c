@@ -106,7 +106,7 @@ typedef struct TriggerPlans
 	Oid			pipeline_type;
 	SPIPlanPtr	plans[N_PLANS];
 	FmgrInfo	flinfo;			/* parsed configurations (sp_config_cache.h) */
-	StateCache	cache;			/* the runs it wrote last (maintain_cache.h) */
+	StateCache	cache;			/* the runs it wrote (maintain_cache.h) */
 } TriggerPlans;
 
 static HTAB *trigger_plans = NULL;
@@ -869,13 +869,11 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 		/* vector outputs are written by the SQL that sorts (NULL values) */
 		s->path = sp_agg_has_vectors(s->as) ? PATH_SORTED : PATH_FAST;
 	}
-	/* the runs not taken are of sensors this statement does not touch */
-	maintain_cache_clear(cache);
 }
 
 /*
- * The runs whose states were written here, kept for the next statement;
- * states[f] is what the f-th sensor on the fast path wrote.
+ * The runs whose states were written here, kept for the statements after
+ * it; states[f] is what the f-th sensor on the fast path wrote.
  */
 static void
 keep_runs(InsertRun *run, const Datum *states)
@@ -883,7 +881,6 @@ keep_runs(InsertRun *run, const Datum *states)
 	StateCache *cache = &run->tp->cache;
 	int			f = 0;
 
-	maintain_cache_clear(cache);
 	for (int i = 0; i < run->n; i++)
 	{
 		Sensor	   *s = &run->sensors[i];
@@ -896,6 +893,7 @@ keep_runs(InsertRun *run, const Datum *states)
 								 run->key_coll, s->as, s->as_cxt))
 			break;
 	}
+	maintain_cache_kept(cache, run->part_cmp, run->part_coll);
 }
 
 /*
