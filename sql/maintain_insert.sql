@@ -538,6 +538,28 @@ SELECT sensor, pipeline_rows(state) FROM lk2_d_state ORDER BY 1;
 SELECT segpipe_unmaintain('lk2_d', true);
 DROP TABLE lk2;
 DROP FUNCTION lk2_insert(int, int);
+-- At the cap (8 MB of runs per trigger) the runs kept longest ago go
+-- first: after 3000 sensors, then 3000 others (about 2 kB a run here),
+-- more runs stay than the 3000 of the last statement, and fewer than all
+-- 6000; the first 3000 again are read from their states where their runs
+-- went, and every result is right.  Values: v = s % 7 + d for day d.
+CREATE TABLE lk3 (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT segpipe_maintain('lk3', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'lk3_d');
+CREATE FUNCTION lk3_insert(d int, first int) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO lk3 SELECT s, timestamptz '2026-03-01 00:00+00' + d * interval '1 day', s % 7 + d
+	FROM generate_series(first, first + 2999) AS s
+$$;
+SELECT lk3_insert(0, 1);
+SELECT lk3_insert(0, 3001);
+SELECT count(*) BETWEEN 3001 AND 5999 AS the_new_and_some_old
+FROM pg_backend_memory_contexts WHERE name = 'segpipe insert sensor';
+SELECT lk3_insert(1, 1);
+SELECT lk3_insert(1, 3001);
+-- each sensor's day 0 closed by its day-1 row: 6000 results, each s % 7
+SELECT count(*) AS results, count(*) FILTER (WHERE value = sensor % 7) AS right_values FROM lk3_d;
+SELECT segpipe_unmaintain('lk3_d', true);
+DROP TABLE lk3;
+DROP FUNCTION lk3_insert(int, int);
 
 -- The trigger function checks how it is called and what it is given.
 CREATE TABLE other (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
