@@ -224,6 +224,14 @@ forget(StateCache *c, CachedRun *r)
 }
 
 void
+maintain_cache_begin(StateCache *c)
+{
+	for (int j = 0; j < c->n_new; j++)
+		forget(c, &c->new_runs[j]);
+	c->n_new = 0;
+}
+
+void
 maintain_cache_kept(StateCache *c, FmgrInfo *cmp, Oid coll)
 {
 	CachedRun  *merged;

@@ -81,6 +81,12 @@ extern AggState *maintain_cache_take(StateCache *c, int *pos, Datum part, Datum 
 extern bool maintain_cache_address(StateCache *c, int *pos, Datum part, FmgrInfo *cmp, Oid coll,
 								   ItemPointer tid);
 
+/*
+ * Before a statement looks in the cache: runs that a statement which
+ * failed while keeping them left half kept are let go.
+ */
+extern void maintain_cache_begin(StateCache *c);
+
 /* Forget every run kept (and not taken); before the cache's context goes. */
 extern void maintain_cache_clear(StateCache *c);
 

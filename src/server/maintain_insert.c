@@ -795,6 +795,7 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	*parts_array = parts_array_of(run, parts, run->n);
 
 	argtype = array_type_of(part_type);
+	maintain_cache_begin(&tp->cache);
 	locked = lock_kept_states(run);
 	if (locked < run->n && tp->layout >= 2)
 		locked += lock_read_states(run, locked == 0 ? *parts_array :

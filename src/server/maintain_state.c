@@ -143,13 +143,24 @@ maintain_state_lock(StateTable *t, ItemPointer tid, Datum part, FmgrInfo *cmp, O
 		return false;
 
 	/*
+	 * The sensor's row, before it is locked: once pruned, a version's line
+	 * pointer can hold another sensor's row, and locking that one would
+	 * take a lock out of the sensors' order, which deadlocks with another
+	 * inserter.  What the snapshot sees stays there while it is held.
+	 */
+	d = heap_getattr(&tup, t->part_att, RelationGetDescr(t->rel), &isnull);
+	ours = !isnull && DatumGetInt32(FunctionCall2Coll(cmp, coll, d, part)) == 0;
+
+	/*
 	 * Prune the page, as an index scan that found the row would: the rows
 	 * are updated on every statement and no longer reached by scans, and
 	 * without it the page fills with dead versions and the updates stop
-	 * being heap-only ones.
+	 * being heap-only ones.  (tup points into the page: not read after.)
 	 */
 	heap_page_prune_opt(t->rel, buf);
 	ReleaseBuffer(buf);
+	if (!ours)
+		return false;
 
 	if (t->lock_slot == NULL)
 		t->lock_slot = table_slot_create(t->rel, NULL);
@@ -159,10 +170,7 @@ maintain_state_lock(StateTable *t, ItemPointer tid, Datum part, FmgrInfo *cmp, O
 	if (res != TM_Ok)
 		return false;
 
-	/*
-	 * Locked.  A line pointer reused since for another sensor's row leaves
-	 * that row locked too, out of order, which is harmless but for the wait.
-	 */
+	/* locked: the version seen above, still the sensor's */
 	d = slot_getattr(t->lock_slot, t->part_att, &isnull);
 	ours = !isnull && DatumGetInt32(FunctionCall2Coll(cmp, coll, d, part)) == 0;
 	if (ours)
