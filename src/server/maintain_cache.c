@@ -67,63 +67,65 @@ same_bytes(Datum stored, const struct varlena *kept)
 		memcmp(VARDATA_ANY(v), VARDATA_ANY(kept), VARSIZE_ANY_EXHDR(kept)) == 0;
 }
 
+/*
+ * The entry of sensor part, walking from *pos in sort order (cmp under
+ * coll), as the sensors are asked for; NULL when there is none.
+ */
+static CachedRun *
+find(StateCache *c, int *pos, Datum part, FmgrInfo *cmp, Oid coll)
+{
+	while (*pos < c->n)
+	{
+		CachedRun  *r = &c->runs[*pos];
+		int32		order = DatumGetInt32(FunctionCall2Coll(cmp, coll, r->part, part));
+
+		if (order > 0)
+			return NULL;
+		(*pos)++;
+		if (order == 0)
+			return r;
+	}
+	return NULL;
+}
+
 AggState *
 maintain_cache_take(StateCache *c, int *pos, Datum part, Datum state,
 					Oid key_coll, FmgrInfo *cmp, Oid coll, MemoryContext cxt,
 					MemoryContext *as_cxt)
 {
+	CachedRun  *r;
+	AggState   *as;
+
 	if (key_coll != c->key_coll)
 		return NULL;
-	while (*pos < c->n)
+	r = find(c, pos, part, cmp, coll);
+	if (r == NULL || r->as == NULL)
+		return NULL;
+	if (!same_bytes(state, r->state))
 	{
-		CachedRun  *r = &c->runs[*pos];
-		int32		order = DatumGetInt32(FunctionCall2Coll(cmp, coll, r->part, part));
-		AggState   *as;
-
-		if (order > 0)
-			return NULL;
-		(*pos)++;
-		if (order < 0)
-			continue;
-		if (r->as == NULL)
-			return NULL;
-		if (!same_bytes(state, r->state))
-		{
-			/* another writer came in between: this run will not serve again */
-			drop_run(c, r);
-			return NULL;
-		}
-		as = r->as;
-		MemoryContextSetParent(r->cxt, cxt);
-		*as_cxt = r->cxt;
-		/* the run is the statement's now */
-		r->cxt = NULL;
+		/* another writer came in between: this run will not serve again */
 		drop_run(c, r);
-		return as;
+		return NULL;
 	}
-	return NULL;
+	as = r->as;
+	MemoryContextSetParent(r->cxt, cxt);
+	*as_cxt = r->cxt;
+	/* the run is the statement's now */
+	r->cxt = NULL;
+	drop_run(c, r);
+	return as;
 }
 
 bool
 maintain_cache_address(StateCache *c, int *pos, Datum part, FmgrInfo *cmp, Oid coll,
 					   ItemPointer tid)
 {
-	while (*pos < c->n)
-	{
-		CachedRun  *r = &c->runs[*pos];
-		int32		order = DatumGetInt32(FunctionCall2Coll(cmp, coll, r->part, part));
+	CachedRun  *r = find(c, pos, part, cmp, coll);
 
-		if (order > 0)
-			return false;
-		(*pos)++;
-		if (order < 0)
-			continue;
-		if (r->as == NULL || !ItemPointerIsValid(&r->tid))
-			return false;
-		ItemPointerCopy(&r->tid, tid);
-		return true;
-	}
-	return false;
+	if (r == NULL || r->as == NULL || !ItemPointerIsValid(&r->tid))
+		return false;
+	ItemPointerCopy(&r->tid, tid);
+	return true;
 }
 
 /* Room for bytes more within both caps? */
