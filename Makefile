@@ -67,6 +67,10 @@ OBJS = \
 	src/server/maintain_insert.o \
 	src/server/maintain_cache.o \
 	src/server/maintain_state.o \
+	src/server/maintain_catalog.o \
+	src/server/maintain_sql.o \
+	src/server/maintain_correct.o \
+	src/server/maintain_admin.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
 	src/server/session_key.o \

@@ -77,4 +77,14 @@
 	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL)
 #endif
 
+/*
+ * Whether a role owns a relation: 16 folded the per-class ownership checks
+ * into object_ownercheck.  Needs utils/acl.h (and catalog/pg_class.h on 16+).
+ */
+#if PG_VERSION_NUM >= 160000
+#define SP_CLASS_OWNERCHECK(relid, role) object_ownercheck(RelationRelationId, (relid), (role))
+#else
+#define SP_CLASS_OWNERCHECK(relid, role) pg_class_ownercheck((relid), (role))
+#endif
+
 #endif							/* SP_COMPAT_H */

@@ -15,9 +15,10 @@
  * sorted rows: whatever the rows' order, the results are those of a run
  * over the readings in the order ts, value, key.
  *
- * The SQL it runs comes from segpipe_maintain as the trigger's arguments
- * (schema-qualified, written for fixed settings); it is prepared once per
- * trigger and backend, under the settings the generated functions run with.
+ * The trigger's one argument is the id of its results table's row in
+ * segpipe's catalog (maintain_catalog.h); the statements it runs are built
+ * from that row and prepared once per backend (maintain_sql.h), under the
+ * settings they are written for.
  */
 #include "postgres.h"
 
@@ -45,71 +46,13 @@
 
 #include "pipeline_agg.h"
 #include "maintain_cache.h"
+#include "maintain_correct.h"
+#include "maintain_sql.h"
 #include "maintain_state.h"
 #include "sp_keyio.h"
 #include "sp_settings.h"
 
 PG_FUNCTION_INFO_V1(segpipe_insert_trigger);
-
-/* The trigger's arguments, as segpipe_maintain writes them. */
-enum
-{
-	A_TAG,						/* ARGS_TAG: the layout of what follows */
-	A_PARTS,					/* the partition column's name */
-	A_LOCK,						/* $1 sensors: insert new ones, lock all */
-	A_READ,						/* $1 sensors: (ordinal, state, sensor as stored) */
-	A_ROWS,						/* the rows: sensor, ts, value, key */
-	A_SAVE,						/* $1 sensors, $2 states */
-	A_EMIT,						/* $1 sensors, $2 ts, $3 keys, $4 ports, $5 values */
-	A_CKPT,						/* $1 sensors, $2 ts, $3 states */
-	A_SORTED,					/* $1 sensors: run from their states, sorted */
-	A_CORRECT,					/* $1 sensors, $2 since: corrected */
-	A_PRUNE,					/* $1 sensors: checkpoints past the horizon; '' */
-	A_LATE,						/* the late-row policy */
-	N_ARGS_1,					/* the end of layout 1 (0.6.0 and 0.7.0) */
-	A_LOCKREAD = N_ARGS_1,		/* layouts 2 and 3: $1 sensors: (ordinal, state,
-								 * sensor as stored or NULL), locked in order */
-	N_ARGS
-};
-
-/*
- * The layouts: 1, written by segpipe_maintain of 0.6.0 and 0.7.0, locks the
- * sensors with A_LOCK and reads them with A_READ; 2 (0.8.0) locks and reads
- * with A_LOCKREAD those that have a state, and uses A_LOCK and A_READ only
- * for the rest; 3 (0.9.0) is 2 whose A_READ and A_LOCKREAD also return each
- * state row's ctid and tableoid, so that the states are written in place
- * (maintain_state.h).
- */
-static const struct
-{
-	const char *tag;			/* A_TAG */
-	int			nargs;
-}			layouts[] = {{"segpipe insert 1", N_ARGS_1}, {"segpipe insert 2", N_ARGS},
-{"segpipe insert 3", N_ARGS}};
-
-/* The columns of A_READ and A_LOCKREAD: three, and in layout 3 two more. */
-#define STATE_COLS(layout)	((layout) >= 3 ? 5 : 3)
-
-/* Each statement but A_TAG and A_LATE is a plan. */
-#define N_PLANS N_ARGS
-
-/* What a backend keeps for one trigger: its arguments and plans. */
-typedef struct TriggerPlans
-{
-	Oid			tgoid;			/* hash key */
-	MemoryContext cxt;
-	int			layout;			/* 1 or 2 */
-	int			nargs;
-	char	   *args[N_ARGS];
-	Oid			part_type;		/* the types the plans were prepared for */
-	Oid			key_type;
-	Oid			pipeline_type;
-	SPIPlanPtr	plans[N_PLANS];
-	FmgrInfo	flinfo;			/* parsed configurations (sp_config_cache.h) */
-	StateCache	cache;			/* the runs it wrote (maintain_cache.h) */
-} TriggerPlans;
-
-static HTAB *trigger_plans = NULL;
 
 typedef enum SensorPath
 {
@@ -123,7 +66,7 @@ typedef struct Sensor
 	Datum		part;			/* as the statement's rows have it */
 	Datum		stored_part;	/* as the state table has it: what is written */
 	Datum		state;			/* as stored */
-	ItemPointerData tid;		/* its row, locked (layout 3) */
+	ItemPointerData tid;		/* its row, locked */
 	AggState   *as;
 	MemoryContext as_cxt;		/* as's own */
 	bool		has_stored;		/* the stored state's progress */
@@ -140,7 +83,7 @@ typedef struct Sensor
 /* One statement's run. */
 typedef struct InsertRun
 {
-	TriggerPlans *tp;
+	MaintainPlans *tp;
 	MemoryContext cxt;
 	MemoryContext rowcxt;		/* reset before each row */
 	int			n;
@@ -156,7 +99,7 @@ typedef struct InsertRun
 	char		pipe_align;
 	bool		array;			/* values are float8[] */
 	bool		late_correct;
-	Oid			state_rel;		/* the state rows' table (layout 3) */
+	Oid			state_rel;		/* the state rows' table */
 	StateTable *stable;			/* open for locking or writing in place */
 	bool		in_place;		/* the states were written in place */
 } InsertRun;
@@ -167,7 +110,7 @@ typedef struct RowReceiver
 	InsertRun  *run;
 } RowReceiver;
 
-/* The states A_LOCKREAD reads: sensors[first .. first + read - 1]. */
+/* The states MS_INS_LOCKREAD reads: sensors[first .. first + read - 1]. */
 typedef struct StateReceiver
 {
 	DestReceiver pub;
@@ -176,128 +119,7 @@ typedef struct StateReceiver
 	int			read;
 } StateReceiver;
 
-static const SpSetting fixed_settings[] = {
-	{"search_path", "pg_catalog, pg_temp"},
-	{"TimeZone", "UTC"},
-	{"DateStyle", "ISO, YMD"},
-	{"IntervalStyle", "postgres"},
-	{"jit", "off"},
-};
-
 /* ---- plans ---- */
-
-static TriggerPlans *
-trigger_plans_for(Trigger *tg)
-{
-	TriggerPlans *tp;
-	bool		found;
-	int			layout = 0;
-
-	for (int l = 0; l < lengthof(layouts); l++)
-		if (tg->tgnargs == layouts[l].nargs && strcmp(tg->tgargs[A_TAG], layouts[l].tag) == 0)
-			layout = l + 1;
-	if (layout == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("trigger \"%s\" was not made by this version of segpipe_maintain()", tg->tgname),
-				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
-	if (strcmp(tg->tgargs[A_LATE], "correct") != 0 && strcmp(tg->tgargs[A_LATE], "drop") != 0 &&
-		strcmp(tg->tgargs[A_LATE], "error") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("trigger \"%s\" has an invalid late-row policy \"%s\"", tg->tgname, tg->tgargs[A_LATE])));
-
-	if (trigger_plans == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(TriggerPlans);
-		ctl.hcxt = TopMemoryContext;
-		trigger_plans = hash_create("segpipe insert trigger plans", 16, &ctl,
-									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	tp = hash_search(trigger_plans, &tg->tgoid, HASH_ENTER, &found);
-	if (found)
-	{
-		bool		same = tp->nargs == tg->tgnargs;
-
-		for (int i = 0; i < tp->nargs && same; i++)
-			same = strcmp(tp->args[i], tg->tgargs[i]) == 0;
-		if (same)
-			return tp;
-		/* a trigger made again under the same OID: start over */
-		for (int i = 0; i < N_PLANS; i++)
-			if (tp->plans[i] != NULL)
-				SPI_freeplan(tp->plans[i]);
-		maintain_cache_clear(&tp->cache);
-		MemoryContextDelete(tp->cxt);
-	}
-	tp->cxt = NULL;
-	PG_TRY();
-	{
-		tp->cxt = AllocSetContextCreate(TopMemoryContext, "segpipe insert trigger",
-										ALLOCSET_SMALL_SIZES);
-		for (int i = 0; i < tg->tgnargs; i++)
-			tp->args[i] = MemoryContextStrdup(tp->cxt, tg->tgargs[i]);
-		tp->layout = layout;
-		tp->nargs = tg->tgnargs;
-	}
-	PG_CATCH();
-	{
-		if (tp->cxt != NULL)
-			MemoryContextDelete(tp->cxt);
-		hash_search(trigger_plans, &tg->tgoid, HASH_REMOVE, NULL);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	tp->part_type = tp->key_type = tp->pipeline_type = InvalidOid;
-	memset(tp->plans, 0, sizeof(tp->plans));
-	memset(&tp->flinfo, 0, sizeof(FmgrInfo));
-	tp->flinfo.fn_mcxt = tp->cxt;
-	tp->flinfo.fn_oid = InvalidOid;
-	maintain_cache_init(&tp->cache, tp->cxt);
-	return tp;
-}
-
-/* Plans made for other types go (a column's type changed since). */
-static void
-plans_for_types(TriggerPlans *tp, Oid part_type)
-{
-	if (tp->part_type == part_type)
-		return;
-	for (int i = 0; i < N_PLANS; i++)
-		if (tp->plans[i] != NULL)
-		{
-			SPI_freeplan(tp->plans[i]);
-			tp->plans[i] = NULL;
-		}
-	tp->part_type = part_type;
-	tp->key_type = tp->pipeline_type = InvalidOid;
-	maintain_cache_clear(&tp->cache);
-}
-
-static SPIPlanPtr
-plan(TriggerPlans *tp, int which, int nargs, Oid *argtypes)
-{
-	if (tp->plans[which] == NULL)
-	{
-		/*
-		 * Generic plans: a custom plan for each call's arrays would be
-		 * planned again every time.
-		 */
-		SPIPlanPtr	p = SPI_prepare_cursor(tp->args[which], nargs, argtypes,
-										   CURSOR_OPT_GENERIC_PLAN);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare_cursor failed for segpipe's insert statement %d: %s",
-				 which, SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "SPI_keepplan failed");
-		tp->plans[which] = p;
-	}
-	return tp->plans[which];
-}
 
 static void
 run_plan(SPIPlanPtr p, Datum *values, int expected)
@@ -330,18 +152,6 @@ run_plan_by_key(SPIPlanPtr p, Datum *values, int expected)
 
 	run_plan(p, values, expected);
 	sp_settings_end(nest);
-}
-
-static Oid
-array_type_of(Oid elem)
-{
-	Oid			t = get_array_type(elem);
-
-	if (!OidIsValid(t))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("type %s has no array type", format_type_be(elem))));
-	return t;
 }
 
 /* n sensors' values, as an array of the partition column's type */
@@ -468,7 +278,7 @@ rows_startup(DestReceiver *self, int operation, TupleDesc desc)
 		TupleDescAttr(desc, 0)->atttypid != run->tp->part_type ||
 		TupleDescAttr(desc, 1)->atttypid != TIMESTAMPTZOID ||
 		TupleDescAttr(desc, 2)->atttypid != (run->array ? FLOAT8ARRAYOID : FLOAT8OID) ||
-		TupleDescAttr(desc, 3)->atttypid != run->tp->key_type)
+		TupleDescAttr(desc, 3)->atttypid != run->tp->entry->key_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the readings' columns no longer match the maintained results"),
@@ -537,10 +347,11 @@ part_node_alloc(void *arg)
 }
 
 /*
- * One row of A_READ or A_LOCKREAD, about the sensor whose ordinal (from 1)
- * among the sensors from first on is values[0]: its state and the sensor
- * as stored, and in layout 3 the row's ctid and tableoid, where the state
- * is written back (maintain_state.h).
+ * One row of MS_INS_READ or MS_INS_LOCKREAD, about the sensor whose ordinal
+ * (from 1) among the sensors from first on is values[0]: its state, the
+ * sensor as stored, and the row's ctid and tableoid, where the state is
+ * written back (maintain_state.h).  Their types were checked
+ * (check_state_columns), and each ordinal comes once.
  */
 static void
 keep_state(InsertRun *run, int first, const Datum *values, const bool *nulls)
@@ -549,42 +360,44 @@ keep_state(InsertRun *run, int first, const Datum *values, const bool *nulls)
 	int64		i;
 	MemoryContext old;
 
-	if (nulls[0] || nulls[1] || nulls[2])
+	if (nulls[0] || nulls[1] || nulls[2] || nulls[3] || nulls[4])
 		elog(ERROR, "segpipe's maintained sensors: invalid state row");
 	i = DatumGetInt64(values[0]);
-	if (i < 1 || i > run->n - first)
+	if (i < 1 || i > run->n - first || run->sensors[first + i - 1].state != (Datum) 0)
 		elog(ERROR, "segpipe's maintained sensors: invalid state row");
 	s = &run->sensors[first + i - 1];
 	old = MemoryContextSwitchTo(run->cxt);
 	s->state = datumCopy(values[1], false, -1);
 	s->stored_part = datumCopy(values[2], run->part_byval, run->part_len);
 	MemoryContextSwitchTo(old);
-	if (run->tp->layout >= 3)
 	{
-		Oid			rel;
+		Oid			rel = DatumGetObjectId(values[4]);
 
-		if (nulls[3] || nulls[4])
-			elog(ERROR, "segpipe's maintained sensors: invalid state row");
-		rel = DatumGetObjectId(values[4]);
-		if (OidIsValid(run->state_rel) && run->state_rel != rel)
-			elog(ERROR, "segpipe's maintained sensors: states read from two tables");
+		if (rel != run->tp->entry->state_rel)
+			elog(ERROR, "segpipe's maintained sensors: a state read from another table");
 		run->state_rel = rel;
 		ItemPointerCopy((ItemPointer) DatumGetPointer(values[3]), &s->tid);
 	}
 }
 
-/* The columns of A_READ and A_LOCKREAD, as the layout has them. */
+/*
+ * The columns of MS_INS_READ and MS_INS_LOCKREAD: the state table's
+ * columns may have been altered since the statements were built.
+ */
 static void
-check_state_columns(TriggerPlans *tp, TupleDesc desc)
+check_state_columns(MaintainPlans *tp, TupleDesc desc)
 {
-	int			n = STATE_COLS(tp->layout);
-
-	if (desc->natts != n || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+	if (desc->natts != 5 || TupleDescAttr(desc, 0)->atttypid != INT8OID ||
+		TupleDescAttr(desc, 1)->atttypid != tp->pipeline_type ||
 		TupleDescAttr(desc, 2)->atttypid != tp->part_type ||
-		(n == 5 && (TupleDescAttr(desc, 3)->atttypid != TIDOID ||
-					TupleDescAttr(desc, 4)->atttypid != OIDOID)))
-		elog(ERROR, "segpipe's maintained sensors: the state statement returns other columns");
-	tp->pipeline_type = TupleDescAttr(desc, 1)->atttypid;
+		TupleDescAttr(desc, 3)->atttypid != TIDOID ||
+		TupleDescAttr(desc, 4)->atttypid != OIDOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("state table \"%s\" is not as segpipe_maintain() made it",
+						get_rel_name(tp->entry->state_rel)),
+				 errdetail("Its sensor column must be of type %s and its column \"state\" of type pipeline.",
+						   format_type_be(tp->part_type))));
 }
 
 static void
@@ -594,7 +407,7 @@ states_startup(DestReceiver *self, int operation, TupleDesc desc)
 }
 
 /*
- * A row of A_LOCKREAD: the state of the next sensor, locked already.  The
+ * A row of MS_INS_LOCKREAD: the state of the next sensor, locked already.  The
  * first sensor without one ends the statement before any sensor after it
  * is locked, so that all are locked in order.
  */
@@ -631,7 +444,7 @@ lock_read_states(InsertRun *run, Datum parts_array, Oid argtype, int first)
 	params->params[0].isnull = false;
 	params->params[0].pflags = PARAM_FLAG_CONST;
 	params->params[0].ptype = argtype;
-	run_into(plan(run->tp, A_LOCKREAD, 1, &argtype), params, &dest.pub,
+	run_into(maintain_plan(run->tp, MS_INS_LOCKREAD, 1, &argtype), params, &dest.pub,
 			 states_receive, states_startup);
 	return dest.read;
 }
@@ -646,14 +459,14 @@ lock_read_states(InsertRun *run, Datum parts_array, Oid argtype, int first)
 static int
 lock_kept_states(InsertRun *run)
 {
-	TriggerPlans *tp = run->tp;
+	MaintainPlans *tp = run->tp;
 	StateCache *cache = &tp->cache;
 	int			pos = 0;
 	int			locked;
 
-	if (tp->layout < 3 || cache->n == 0 || !OidIsValid(cache->rel))
+	if (cache->n == 0 || cache->rel != tp->entry->state_rel)
 		return 0;
-	run->stable = maintain_state_open(cache->rel, tp->args[A_PARTS], tp->part_type,
+	run->stable = maintain_state_open(cache->rel, tp->entry->part_col, tp->part_type,
 									  tp->pipeline_type);
 	if (run->stable == NULL)
 		return 0;
@@ -670,7 +483,7 @@ lock_kept_states(InsertRun *run)
 			!maintain_state_lock(run->stable, &tid, s->part, run->part_cmp, run->part_coll,
 								 &values[2], &values[1]))
 			break;
-		/* what a row of A_LOCKREAD gives */
+		/* what a row of MS_INS_LOCKREAD gives */
 		values[0] = Int64GetDatum(locked + 1);
 		values[3] = PointerGetDatum(&tid);
 		values[4] = ObjectIdGetDatum(cache->rel);
@@ -687,12 +500,12 @@ lock_kept_states(InsertRun *run)
 static void
 lock_insert_read_states(InsertRun *run, Datum rest, Oid argtype, int first)
 {
-	TriggerPlans *tp = run->tp;
+	MaintainPlans *tp = run->tp;
 	SPITupleTable *tt;
 	TupleDesc	desc;
 
-	run_plan(plan(tp, A_LOCK, 1, &argtype), &rest, SPI_OK_INSERT);
-	run_plan_by_key(plan(tp, A_READ, 1, &argtype), &rest, SPI_OK_SELECT);
+	run_plan(maintain_plan(tp, MS_INS_LOCK, 1, &argtype), &rest, SPI_OK_INSERT);
+	run_plan_by_key(maintain_plan(tp, MS_INS_READ, 1, &argtype), &rest, SPI_OK_SELECT);
 	tt = SPI_tuptable;
 	desc = tt->tupdesc;
 	if (SPI_processed != (uint64) (run->n - first))
@@ -715,15 +528,15 @@ lock_insert_read_states(InsertRun *run, Datum rest, Oid argtype, int first)
  * default btree order of the partition column's type, under its collation),
  * read from the transition table itself; then locked, in that order, so
  * that two statements never wait for each other in a cycle, and read.  A
- * sensor without a state gets one there (A_LOCK), in the same order: layout
- * 2 locks and reads the sensors up to the first without a state by one
+ * sensor without a state gets one there (MS_INS_LOCK), in the same order:
+ * the sensors up to the first without a state are locked and read by one
  * statement, and only those from it on by the two that insert, lock and
  * read.
  */
 static void
 read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 {
-	TriggerPlans *tp = run->tp;
+	MaintainPlans *tp = run->tp;
 	TupleDesc	desc = RelationGetDescr(td->tg_relation);
 	Form_pg_attribute att;
 	int			attno;
@@ -739,17 +552,22 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	bool		isnull;
 	int			locked;
 
-	attno = SPI_fnumber(desc, tp->args[A_PARTS]);
+	attno = SPI_fnumber(desc, tp->entry->part_col);
 	if (attno <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						tp->args[A_PARTS], RelationGetRelationName(td->tg_relation)),
+						tp->entry->part_col, RelationGetRelationName(td->tg_relation)),
 				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
 	att = TupleDescAttr(desc, attno - 1);
 	part_type = att->atttypid;
 	run->part_coll = att->attcollation;
-	plans_for_types(tp, part_type);
+	if (part_type != tp->part_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is of type %s, not %s as in the maintained readings",
+						tp->entry->part_col, RelationGetRelationName(td->tg_relation),
+						format_type_be(part_type), format_type_be(tp->part_type))));
 	get_typlenbyvalalign(part_type, &run->part_len, &run->part_byval, &run->part_align);
 	tce = lookup_type_cache(getBaseType(part_type), TYPECACHE_CMP_PROC_FINFO);
 	if (!OidIsValid(tce->cmp_proc_finfo.fn_oid))
@@ -794,10 +612,10 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 		parts[i] = run->sensors[i].part = node->part;
 	*parts_array = parts_array_of(run, parts, run->n);
 
-	argtype = array_type_of(part_type);
+	argtype = maintain_array_type(part_type);
 	maintain_cache_begin(&tp->cache);
 	locked = lock_kept_states(run);
-	if (locked < run->n && tp->layout >= 2)
+	if (locked < run->n)
 		locked += lock_read_states(run, locked == 0 ? *parts_array :
 								   parts_array_of(run, parts + locked, run->n - locked),
 								   argtype, locked);
@@ -815,8 +633,8 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 static void
 rows_types(InsertRun *run)
 {
-	TriggerPlans *tp = run->tp;
-	SPIPlanPtr	p = plan(tp, A_ROWS, 0, NULL);
+	MaintainPlans *tp = run->tp;
+	SPIPlanPtr	p = maintain_plan(tp, MS_INS_ROWS, 0, NULL);
 	List	   *sources = SPI_plan_get_plan_sources(p);
 	CachedPlanSource *ps;
 	TupleDesc	desc;
@@ -829,16 +647,13 @@ rows_types(InsertRun *run)
 		elog(ERROR, "segpipe's rows statement must return four columns");
 	run->array = TupleDescAttr(desc, 2)->atttypid == FLOAT8ARRAYOID;
 	run->key_coll = TupleDescAttr(desc, 3)->attcollation;
-	if (tp->key_type != TupleDescAttr(desc, 3)->atttypid)
-	{
-		if (tp->plans[A_EMIT] != NULL)
-		{
-			SPI_freeplan(tp->plans[A_EMIT]);
-			tp->plans[A_EMIT] = NULL;
-		}
-		tp->key_type = TupleDescAttr(desc, 3)->atttypid;
-		maintain_cache_clear(&tp->cache);
-	}
+	if (tp->entry->key_type != TupleDescAttr(desc, 3)->atttypid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the key of maintained results \"%s\" is now of type %s, not %s",
+						get_rel_name(tp->entry->results), format_type_be(TupleDescAttr(desc, 3)->atttypid),
+						format_type_be(tp->entry->key_type)),
+				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
 }
 
 /*
@@ -862,7 +677,7 @@ begin_runs(InsertRun *run, FunctionCallInfo fcinfo)
 		{
 			s->as_cxt = AllocSetContextCreate(run->cxt, "segpipe insert sensor",
 											  ALLOCSET_SMALL_SIZES);
-			s->as = sp_agg_begin(fcinfo, s->state, run->tp->key_type, run->key_coll,
+			s->as = sp_agg_begin(fcinfo, s->state, run->tp->entry->key_type, run->key_coll,
 								 s->as_cxt);
 		}
 		sp_agg_keep_checkpoints(s->as);
@@ -898,21 +713,21 @@ keep_runs(InsertRun *run, const Datum *states)
 }
 
 /*
- * Layout 3: the states written in place, at the rows A_LOCKREAD or A_READ
+ * The states written in place, at the rows MS_INS_LOCKREAD or MS_INS_READ
  * locked (maintain_state.h); false when the state table is not as
- * segpipe_maintain made it, and A_SAVE is to write them.
+ * segpipe_maintain made it, and MS_INS_SAVE is to write them.
  */
 static bool
 save_in_place(InsertRun *run, const Datum *parts, const Datum *states, ItemPointer *tids, int n)
 {
-	TriggerPlans *tp = run->tp;
+	MaintainPlans *tp = run->tp;
 	StateTable *t;
 
-	if (tp->layout < 3 || !OidIsValid(run->state_rel))
+	if (!OidIsValid(run->state_rel))
 		return false;
 	t = run->stable;
 	if (t == NULL)
-		t = maintain_state_open(run->state_rel, tp->args[A_PARTS], tp->part_type, tp->pipeline_type);
+		t = maintain_state_open(run->state_rel, tp->entry->part_col, tp->part_type, tp->pipeline_type);
 	run->stable = NULL;
 	if (t == NULL)
 		return false;
@@ -927,7 +742,7 @@ save_in_place(InsertRun *run, const Datum *parts, const Datum *states, ItemPoint
 static void
 save_runs(InsertRun *run)
 {
-	TriggerPlans *tp = run->tp;
+	MaintainPlans *tp = run->tp;
 	int			n_fast = 0,
 				n_emit = 0,
 				n_ckpt = 0,
@@ -979,8 +794,8 @@ save_runs(InsertRun *run)
 	cts = palloc(sizeof(Datum) * Max(n_ckpt, 1));
 	cstates = palloc(sizeof(Datum) * Max(n_ckpt, 1));
 
-	sp_keyio_init(&io, tp->key_type, CurrentMemoryContext);
-	nest = sp_keyio_hold(tp->key_type);
+	sp_keyio_init(&io, tp->entry->key_type, CurrentMemoryContext);
+	nest = sp_keyio_hold(tp->entry->key_type);
 	PG_TRY();
 	{
 		int			f = 0;
@@ -1028,38 +843,38 @@ save_runs(InsertRun *run)
 
 	if (!save_in_place(run, fparts, states, ftids, n_fast))
 	{
-		Oid			argtypes[2] = {array_type_of(tp->part_type), array_type_of(tp->pipeline_type)};
+		Oid			argtypes[2] = {maintain_array_type(tp->part_type), maintain_array_type(tp->pipeline_type)};
 		Datum		values[2];
 
 		values[0] = parts_array_of(run, fparts, n_fast);
 		values[1] = pipelines_array_of(run, states, n_fast);
-		run_plan_by_key(plan(tp, A_SAVE, 2, argtypes), values, SPI_OK_UPDATE);
+		run_plan_by_key(maintain_plan(tp, MS_INS_SAVE, 2, argtypes), values, SPI_OK_UPDATE);
 	}
 	if (n_emit > 0)
 	{
-		Oid			argtypes[5] = {array_type_of(tp->part_type), TIMESTAMPTZARRAYOID,
-		array_type_of(tp->key_type), INT4ARRAYOID, FLOAT8ARRAYOID};
+		Oid			argtypes[5] = {maintain_array_type(tp->part_type), TIMESTAMPTZARRAYOID,
+		maintain_array_type(tp->entry->key_type), INT4ARRAYOID, FLOAT8ARRAYOID};
 		Datum		values[5];
 
-		get_typlenbyvalalign(tp->key_type, &key_len, &key_byval, &key_align);
+		get_typlenbyvalalign(tp->entry->key_type, &key_len, &key_byval, &key_align);
 		values[0] = parts_array_of(run, eparts, n_emit);
 		values[1] = timestamps_array_of(ets, n_emit);
-		values[2] = PointerGetDatum(construct_array(ekeys, n_emit, tp->key_type, key_len, key_byval, key_align));
+		values[2] = PointerGetDatum(construct_array(ekeys, n_emit, tp->entry->key_type, key_len, key_byval, key_align));
 		values[3] = PointerGetDatum(construct_array(eports, n_emit, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 		values[4] = PointerGetDatum(construct_array(evalues, n_emit, FLOAT8OID, sizeof(float8),
 													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		run_plan(plan(tp, A_EMIT, 5, argtypes), values, SPI_OK_INSERT);
+		run_plan(maintain_plan(tp, MS_INS_EMIT, 5, argtypes), values, SPI_OK_INSERT);
 	}
 	if (n_ckpt > 0)
 	{
-		Oid			argtypes[3] = {array_type_of(tp->part_type), TIMESTAMPTZARRAYOID,
-		array_type_of(tp->pipeline_type)};
+		Oid			argtypes[3] = {maintain_array_type(tp->part_type), TIMESTAMPTZARRAYOID,
+		maintain_array_type(tp->pipeline_type)};
 		Datum		values[3];
 
 		values[0] = parts_array_of(run, cparts, n_ckpt);
 		values[1] = timestamps_array_of(cts, n_ckpt);
 		values[2] = pipelines_array_of(run, cstates, n_ckpt);
-		run_plan(plan(tp, A_CKPT, 3, argtypes), values, SPI_OK_INSERT);
+		run_plan(maintain_plan(tp, MS_INS_CKPT, 3, argtypes), values, SPI_OK_INSERT);
 	}
 	keep_runs(run, states);
 }
@@ -1084,11 +899,36 @@ sensors_of(InsertRun *run, SensorPath path, Datum *parts, Datum *since)
 	return n;
 }
 
+/*
+ * Sensors with a row at or before their progress: corrected from their
+ * last checkpoint before their earliest new row; under beyond_horizon
+ * 'keep', from each of their rows, so that those older than the horizon
+ * are left out one by one.
+ */
+static void
+correct_late(InsertRun *run, Datum parts, Datum since)
+{
+	MaintainPlans *tp = run->tp;
+
+	if (tp->entry->beyond == BEYOND_KEEP)
+	{
+		Oid			argtype = maintain_array_type(tp->part_type);
+		bool		isnull;
+
+		run_plan(maintain_plan(tp, MS_INS_LATE, 1, &argtype), &parts, SPI_OK_SELECT);
+		parts = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (isnull)
+			return;
+		since = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	}
+	maintain_correct(tp, parts, since, (Datum) 0);
+}
+
 Datum
 segpipe_insert_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	TriggerPlans *tp;
+	MaintainPlans *tp;
 	InsertRun	run;
 	RowReceiver dest;
 	Datum		parts_array;
@@ -1110,10 +950,13 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	if (tuplestore_tuple_count(td->tg_newtable) == 0)
 		return PointerGetDatum(NULL);
 
-	tp = trigger_plans_for(td->tg_trigger);
+	/* the settings the statements are written for */
+	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
+							 SP_SETTINGS_ALL(maintain_n_settings));
+	tp = maintain_trigger_plans(td, "segpipe_insert_trigger");
 	memset(&run, 0, sizeof(run));
 	run.tp = tp;
-	run.late_correct = strcmp(tp->args[A_LATE], "correct") == 0;
+	run.late_correct = tp->entry->late == LATE_CORRECT;
 	run.cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe insert run",
 									ALLOCSET_DEFAULT_SIZES);
 	run.rowcxt = AllocSetContextCreate(run.cxt, "segpipe insert row",
@@ -1124,16 +967,13 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "SPI_register_trigger_data failed");
-	/* the settings the generated statements are written for */
-	nest = sp_settings_begin(fixed_settings, lengthof(fixed_settings),
-							 SP_SETTINGS_ALL(lengthof(fixed_settings)));
 
 	read_sensors(&run, td, &parts_array);
 	rows_types(&run);
 
 	InitFunctionCallInfoData(*fc, &tp->flinfo, 0, InvalidOid, NULL, NULL);
 	{
-		int			knest = sp_keyio_hold(tp->key_type);
+		int			knest = sp_keyio_hold(tp->entry->key_type);
 
 		PG_TRY();
 		{
@@ -1151,18 +991,18 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	/* the rows, streamed into the runs */
 	memset(&dest, 0, sizeof(dest));
 	dest.run = &run;
-	run_into(plan(tp, A_ROWS, 0, NULL), NULL, &dest.pub, rows_receive, rows_startup);
+	run_into(maintain_plan(tp, MS_INS_ROWS, 0, NULL), NULL, &dest.pub, rows_receive, rows_startup);
 
 	save_runs(&run);
 
-	argtypes[0] = array_type_of(tp->part_type);
+	argtypes[0] = maintain_array_type(tp->part_type);
 	argtypes[1] = TIMESTAMPTZARRAYOID;
 	if (sensors_of(&run, PATH_SORTED, &args[0], NULL) > 0)
-		run_plan(plan(tp, A_SORTED, 1, argtypes), args, SPI_OK_INSERT);
+		run_plan(maintain_plan(tp, MS_INS_SORTED, 1, argtypes), args, SPI_OK_INSERT);
 	if (sensors_of(&run, PATH_LATE, &args[0], &args[1]) > 0)
-		run_plan(plan(tp, A_CORRECT, 2, argtypes), args, SPI_OK_SELECT);
-	if (tp->args[A_PRUNE][0] != '\0')
-		run_plan(plan(tp, A_PRUNE, 1, argtypes), &parts_array, SPI_OK_DELETE);
+		correct_late(&run, args[0], args[1]);
+	if (tp->entry->has_horizon)
+		run_plan(maintain_plan(tp, MS_INS_PRUNE, 1, argtypes), &parts_array, SPI_OK_DELETE);
 
 	/* opened to lock, and nothing written in place */
 	if (run.stable != NULL)

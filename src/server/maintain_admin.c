@@ -1,0 +1,499 @@
+/*
+ * maintain_admin.c
+ *	  What makes and unmakes maintained results around the catalog: their
+ *	  triggers on the readings and their partitions, segpipe_unmaintain(),
+ *	  and the event triggers that keep partitions, drops and DROP EXTENSION
+ *	  in step with the catalog.
+ *
+ * The event triggers fire for every role's DDL.  They read the catalog and
+ * act on the tables of its rows only, with the rights of whoever ran the
+ * DDL; a table not in the catalog costs them one scan of it.
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "parser/parse_func.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "sp_compat.h"
+#include "maintain_correct.h"
+
+PG_FUNCTION_INFO_V1(segpipe_maintain_triggers);
+PG_FUNCTION_INFO_V1(segpipe_unmaintain);
+PG_FUNCTION_INFO_V1(segpipe_partitions_changed);
+PG_FUNCTION_INFO_V1(segpipe_triggers_dropped);
+PG_FUNCTION_INFO_V1(segpipe_extension_dropped);
+
+/* segpipe's own drops of its triggers, which the drop event trigger lets through */
+static bool dropping_own = false;
+
+static const char *const trigger_suffixes[] = {"_insert", "_update", "_delete", "_truncate"};
+
+static char *
+qualified(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}
+
+static Oid
+trigger_function(const char *name)
+{
+	List	   *n = list_make2(makeString(get_namespace_name(maintain_extension_schema())),
+							   makeString(pstrdup(name)));
+
+	return LookupFuncName(n, 0, NULL, false);
+}
+
+/* a trigger's arguments as pg_trigger.tgargs holds them: each ended by a zero byte */
+static bytea *
+trigger_args(int32 id, bool partition)
+{
+	char	   *s = psprintf("%d%c%s", id, '\0', partition ? "partition" : "");
+	int			len = strlen(s) + 1 + (partition ? strlen("partition") + 1 : 0);
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), s, len);
+	return b;
+}
+
+/* whether rel carries the triggers of entry e */
+static bool
+has_triggers(Oid rel, const MaintainEntry *e)
+{
+	Relation	r = table_open(rel, AccessShareLock);
+	Oid			change = trigger_function("segpipe_change_trigger");
+	bool		found = false;
+	char		id[16];
+
+	snprintf(id, sizeof(id), "%d", e->id);
+	for (int i = 0; r->trigdesc != NULL && i < r->trigdesc->numtriggers && !found; i++)
+	{
+		Trigger    *t = &r->trigdesc->triggers[i];
+
+		found = t->tgfoid == change && t->tgnargs >= 1 && strcmp(t->tgargs[0], id) == 0;
+	}
+	table_close(r, AccessShareLock);
+	return found;
+}
+
+/* The four triggers of entry e on rel: the readings, or one of their partitions. */
+static void
+make_triggers(const MaintainEntry *e, Oid rel)
+{
+	char	   *ext = pstrdup(quote_identifier(get_namespace_name(maintain_extension_schema())));
+	char	   *base = get_rel_name(e->results);
+	char	   *on = qualified(rel);
+	bool		partition = rel != e->readings;
+	char	   *args = partition ? psprintf("'%d', 'partition'", e->id) : psprintf("'%d'", e->id);
+	static const char *const how[] = {
+		"AFTER INSERT ON %s REFERENCING NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_insert_trigger(%s)",
+		"AFTER UPDATE ON %s REFERENCING OLD TABLE AS segpipe_old NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
+		"AFTER DELETE ON %s REFERENCING OLD TABLE AS segpipe_old FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
+		"BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
+	};
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	for (int i = 0; i < lengthof(how); i++)
+	{
+		const char *name = quote_identifier(psprintf("%s%s", base, trigger_suffixes[i]));
+
+		if (SPI_execute(psprintf("CREATE TRIGGER %s %s", name, psprintf(how[i], on, ext, args)),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "segpipe could not create trigger %s", name);
+	}
+	SPI_finish();
+}
+
+/* the relations that carry the triggers of entry e, and their names */
+static int
+triggers_of(const MaintainEntry *e, Oid **rels, char ***names)
+{
+	Oid			types[3] = {OIDARRAYOID, BYTEAOID, BYTEAOID};
+	Datum		fns[2] = {ObjectIdGetDatum(trigger_function("segpipe_insert_trigger")),
+	ObjectIdGetDatum(trigger_function("segpipe_change_trigger"))};
+	Datum		v[3];
+	int			n;
+
+	v[0] = PointerGetDatum(construct_array(fns, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	v[1] = PointerGetDatum(trigger_args(e->id, false));
+	v[2] = PointerGetDatum(trigger_args(e->id, true));
+	if (SPI_execute_with_args("SELECT t.tgrelid, t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger AS t "
+							  "WHERE t.tgfoid = ANY ($1) AND (t.tgargs = $2 OR t.tgargs = $3) ORDER BY 1, 2",
+							  3, types, v, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "segpipe could not read its triggers");
+	n = SPI_processed;
+	*rels = palloc(sizeof(Oid) * Max(n, 1));
+	*names = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*rels)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		(*names)[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+	}
+	return n;
+}
+
+/* drop the triggers of entry e on rel (InvalidOid: on every relation) */
+static void
+drop_triggers(const MaintainEntry *e, Oid rel)
+{
+	Oid		   *rels;
+	char	  **names;
+	int			n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	n = triggers_of(e, &rels, &names);
+	dropping_own = true;
+	PG_TRY();
+	{
+		for (int i = 0; i < n; i++)
+			if (!OidIsValid(rel) || rels[i] == rel)
+				if (SPI_execute(psprintf("DROP TRIGGER %s ON %s", quote_identifier(names[i]), qualified(rels[i])),
+								false, 0) != SPI_OK_UTILITY)
+					elog(ERROR, "segpipe could not drop trigger %s", names[i]);
+	}
+	PG_FINALLY();
+	{
+		dropping_own = false;
+	}
+	PG_END_TRY();
+	SPI_finish();
+}
+
+/*
+ * segpipe_maintain_triggers(results, rel): the triggers of a results
+ * table on rel, its readings or a partition of them (segpipe_maintain).
+ */
+Datum
+segpipe_maintain_triggers(PG_FUNCTION_ARGS)
+{
+	MaintainEntry *e = maintain_entry_required(PG_GETARG_OID(0));
+	Oid			rel = PG_GETARG_OID(1);
+
+	if (rel != e->readings &&
+		(!get_rel_relispartition(rel) || !list_member_oid(get_partition_ancestors(rel), e->readings)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is neither the readings of \"%s\" nor one of their partitions",
+						get_rel_name(rel), get_rel_name(e->results))));
+	if (!has_triggers(rel, e))
+		make_triggers(e, rel);
+	PG_RETURN_VOID();
+}
+
+/*
+ * segpipe_unmaintain(results, drop_tables): the triggers go, the pg_cron
+ * job, and the catalog's row; with drop_tables, also the tables and the
+ * view set-up made, and its index on the readings unless another results
+ * table uses it.
+ */
+Datum
+segpipe_unmaintain(PG_FUNCTION_ARGS)
+{
+	MaintainEntry *e;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" must not be null", PG_ARGISNULL(0) ? "results" : "drop_tables")));
+	e = maintain_entry_required(PG_GETARG_OID(0));
+	/* (the owner's check, before anything is dropped) */
+	if (get_rel_relkind(e->readings) != '\0' && !SP_CLASS_OWNERCHECK(e->readings, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s", get_rel_name(e->readings))));
+	drop_triggers(e, InvalidOid);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (e->cron_job != NULL && OidIsValid(get_extension_oid("pg_cron", true)))
+	{
+		Oid			t = TEXTOID;
+		Datum		v = CStringGetTextDatum(e->cron_job);
+		const char *cron = quote_identifier(get_namespace_name(maintain_schema_of_extension(get_extension_oid("pg_cron", false))));
+
+		if (SPI_execute_with_args(psprintf("SELECT pg_catalog.count(%1$s.unschedule(j.jobid)) FROM %1$s.job AS j WHERE j.jobname = $1",
+										   cron),
+								  1, &t, &v, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "segpipe could not unschedule its pg_cron job");
+	}
+	maintain_entry_delete(e);
+	if (PG_GETARG_BOOL(1))
+	{
+		int			n;
+		MaintainEntry **all = maintain_entries_all(&n);
+		bool		index_used = false;
+		Oid			drop[] = {e->state_rel, e->ckpt_rel, e->hb_rel, e->results};
+
+		for (int i = 0; i < n; i++)
+			index_used |= all[i]->index_rel == e->index_rel;
+		dropping_own = true;
+		PG_TRY();
+		{
+			if (OidIsValid(e->view_rel) && get_rel_relkind(e->view_rel) == RELKIND_VIEW)
+				SPI_execute(psprintf("DROP VIEW %s", qualified(e->view_rel)), false, 0);
+			for (int i = 0; i < lengthof(drop); i++)
+				if (OidIsValid(drop[i]) && get_rel_relkind(drop[i]) == RELKIND_RELATION)
+					SPI_execute(psprintf("DROP TABLE %s", qualified(drop[i])), false, 0);
+			if (OidIsValid(e->index_rel) && !index_used && get_rel_relkind(e->index_rel) == RELKIND_INDEX)
+				SPI_execute(psprintf("DROP INDEX %s", qualified(e->index_rel)), false, 0);
+		}
+		PG_FINALLY();
+		{
+			dropping_own = false;
+		}
+		PG_END_TRY();
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* ---- event triggers ---- */
+
+/*
+ * At the end of every CREATE TABLE and ALTER TABLE: a relation that joined
+ * maintained readings (created as a partition, or attached with its rows)
+ * gets the triggers and its rows are run; one that left them (detached)
+ * loses them and its sensors are run without its rows.
+ */
+Datum
+segpipe_partitions_changed(PG_FUNCTION_ARGS)
+{
+	int			nroots;
+	Oid		   *roots;
+	int			nentries;
+	MaintainEntry **entries;
+	int			nest;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "segpipe_partitions_changed() was not called by the event trigger manager");
+	entries = maintain_entries_all(&nentries);
+	if (nentries == 0)
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT DISTINCT coalesce(pg_catalog.pg_partition_root(c.objid)::pg_catalog.oid, c.objid) "
+					"FROM pg_catalog.pg_event_trigger_ddl_commands() AS c "
+					"WHERE c.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.object_type = 'table'",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "segpipe could not read the DDL commands");
+	nroots = SPI_processed;
+	roots = palloc(sizeof(Oid) * Max(nroots, 1));
+	for (int i = 0; i < nroots; i++)
+	{
+		bool		isnull;
+
+		roots[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_finish();
+
+	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
+							 SP_SETTINGS_ALL(maintain_n_settings));
+	for (int r = 0; r < nroots; r++)
+		for (int k = 0; k < nentries; k++)
+		{
+			MaintainEntry *e = entries[k];
+			MaintainPlans *mp;
+			List	   *tree;
+			Oid		   *rels;
+			char	  **names;
+			int			n;
+			ListCell   *lc;
+
+			if (e->readings != roots[r])
+				continue;
+			mp = maintain_plans_for(e->id);
+			tree = find_all_inheritors(e->readings, NoLock, NULL);
+			/* left: relations with the partition triggers, out of the tree */
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			n = triggers_of(e, &rels, &names);
+			SPI_finish();
+			for (int i = 0; i < n; i++)
+				if (!list_member_oid(tree, rels[i]) && (i == 0 || rels[i] != rels[i - 1]))
+				{
+					drop_triggers(e, rels[i]);
+					if (get_rel_relkind(rels[i]) == RELKIND_RELATION)
+						maintain_correct_relation(mp, rels[i], false);
+				}
+			/* joined: relations of the tree without the triggers */
+			foreach(lc, tree)
+			{
+				Oid			rel = lfirst_oid(lc);
+
+				if (rel == e->readings || has_triggers(rel, e))
+					continue;
+				make_triggers(e, rel);
+				if (get_rel_relkind(rel) == RELKIND_RELATION)
+					maintain_correct_relation(mp, rel, false);
+			}
+		}
+	sp_settings_end(nest);
+	PG_RETURN_VOID();
+}
+
+/*
+ * sql_drop: a DROP TABLE of a partition of maintained readings takes its
+ * rows away without a trigger firing, so dropping a partition, one of the
+ * triggers segpipe made, or a table of maintained results is refused
+ * (DETACH the partition first, or run segpipe_unmaintain()).  Dropping the
+ * readings themselves goes through, and their row leaves the catalog.
+ */
+Datum
+segpipe_triggers_dropped(PG_FUNCTION_ARGS)
+{
+	int			n,
+				nentries;
+	MaintainEntry **entries;
+	Oid		   *tables;
+	char	  **trig_nsp,
+			  **trig_rel,
+			  **trig_name;
+	int			ntables = 0,
+				ntrig = 0;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "segpipe_triggers_dropped() was not called by the event trigger manager");
+	if (dropping_own)
+		PG_RETURN_VOID();
+	/* (the extension itself going: nothing of it to keep) */
+	if (!OidIsValid(get_extension_oid("segpipe", true)))
+		PG_RETURN_VOID();
+	entries = maintain_entries_all(&nentries);
+	if (nentries == 0)
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT o.objid, o.object_type, o.address_names[1], o.address_names[2], o.address_names[3] "
+					"FROM pg_catalog.pg_event_trigger_dropped_objects() AS o "
+					"WHERE o.object_type IN ('table', 'trigger')",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "segpipe could not read the dropped objects");
+	n = SPI_processed;
+	tables = palloc(sizeof(Oid) * Max(n, 1));
+	trig_nsp = palloc(sizeof(char *) * Max(n, 1));
+	trig_rel = palloc(sizeof(char *) * Max(n, 1));
+	trig_name = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+
+		if (strcmp(SPI_getvalue(t, d, 2), "table") == 0)
+			tables[ntables++] = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
+		else
+		{
+			trig_nsp[ntrig] = SPI_getvalue(t, d, 3);
+			trig_rel[ntrig] = SPI_getvalue(t, d, 4);
+			trig_name[ntrig++] = SPI_getvalue(t, d, 5);
+		}
+	}
+	SPI_finish();
+
+	for (int k = 0; k < nentries; k++)
+	{
+		MaintainEntry *e = entries[k];
+		Oid			own[] = {e->results, e->state_rel, e->ckpt_rel, e->hb_rel};
+		bool		readings_gone = false;
+		char	   *base;
+
+		for (int i = 0; i < ntables; i++)
+			readings_gone |= tables[i] == e->readings;
+		if (readings_gone)
+		{
+			/* nothing is maintained any more: the row goes */
+			maintain_entry_delete(e);
+			continue;
+		}
+		for (int j = 0; j < lengthof(own); j++)
+			for (int i = 0; i < ntables; i++)
+				if (OidIsValid(own[j]) && tables[i] == own[j])
+					ereport(ERROR,
+							(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+							 errmsg("cannot drop table %s: segpipe maintains results in it",
+									get_rel_name(e->results) ? get_rel_name(e->results) : "?"),
+							 errhint("Run segpipe_unmaintain() first (drop_tables => true drops its tables too).")));
+		base = get_rel_name(e->results);
+		for (int i = 0; base != NULL && i < ntrig; i++)
+			for (int s = 0; s < lengthof(trigger_suffixes); s++)
+			{
+				Oid			nsp = get_namespace_oid(trig_nsp[i], true);
+				Oid			rel = OidIsValid(nsp) ? get_relname_relid(trig_rel[i], nsp) : InvalidOid;
+
+				if (strcmp(trig_name[i], psprintf("%s%s", base, trigger_suffixes[s])) != 0)
+					continue;
+				/* on a relation of the readings' tree, or on one dropped with it */
+				if (OidIsValid(rel) ? !(rel == e->readings ||
+										(get_rel_relispartition(rel) &&
+										 list_member_oid(get_partition_ancestors(rel), e->readings)))
+					: ntables == 0)
+					continue;
+				ereport(ERROR,
+						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+						 errmsg("cannot drop trigger \"%s\" on %s.%s: segpipe maintains results from it",
+								trig_name[i], quote_identifier(trig_nsp[i]), quote_identifier(trig_rel[i])),
+						 errdetail("Dropping a partition (or its triggers) of maintained readings would leave its rows in the results."),
+						 errhint("Detach the partition first (its rows then leave the results), or run segpipe_unmaintain().")));
+			}
+	}
+	PG_RETURN_VOID();
+}
+
+/*
+ * ddl_command_start of DROP EXTENSION: segpipe is not dropped while it
+ * maintains results, CASCADE or not: its type's columns in the state and
+ * checkpoint tables of other roles would go with it, and a pg_cron job
+ * would be left behind.
+ */
+Datum
+segpipe_extension_dropped(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+	DropStmt   *drop;
+	ListCell   *lc;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "segpipe_extension_dropped() was not called by the event trigger manager");
+	trig = (EventTriggerData *) fcinfo->context;
+	if (!IsA(trig->parsetree, DropStmt))
+		PG_RETURN_VOID();
+	drop = (DropStmt *) trig->parsetree;
+	if (drop->removeType != OBJECT_EXTENSION)
+		PG_RETURN_VOID();
+	foreach(lc, drop->objects)
+	{
+		int			n;
+
+		if (strcmp(strVal(lfirst(lc)), "segpipe") != 0)
+			continue;
+		(void) maintain_entries_all(&n);
+		if (n > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					 errmsg_plural("cannot drop extension segpipe because it maintains %d results table",
+								   "cannot drop extension segpipe because it maintains %d results tables", n, n),
+					 errdetail("Dropping it would drop the state columns of their tables and leave their triggers and jobs behind."),
+					 errhint("Run segpipe_unmaintain() on each results table of the view segpipe_maintained first.")));
+	}
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,442 @@
+/*
+ * maintain_catalog.c
+ *	  The catalog of maintained results (maintain_catalog.h).
+ *
+ * The table is found through the extension, by OID: its schema is the
+ * extension's, it is a member of the extension, and its owner is the role
+ * that ran the extension's script (a superuser).  Rows are read with heap
+ * scans and written with heap inserts and deletes, never by SQL that names
+ * it, so that no role's objects of the same name take its place.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "sp_compat.h"
+#include "maintain_catalog.h"
+
+PG_FUNCTION_INFO_V1(segpipe_catalog_register);
+PG_FUNCTION_INFO_V1(segpipe_catalog_unregister);
+
+#define CATALOG_NAME "segpipe_catalog"
+
+/*
+ * The columns, in order: the one statement of the table's shape that C
+ * reads; sql/segpipe--0.9.0--0.10.0.sql creates it, and every open checks
+ * that the two agree.
+ */
+enum
+{
+	C_ID = 1, C_RESULTS, C_READINGS, C_STATE, C_CKPT, C_HB, C_VIEW, C_INDEX,
+	C_PART, C_TS, C_VALUE, C_KEY, C_KEY_TYPE, C_SPEC, C_LATE, C_HORIZON,
+	C_BEYOND, C_WATERMARK, C_HB_UNIT, C_HB_ZONE, C_QUIET, C_SCHEDULE, C_CRON_JOB,
+	N_COLS = C_CRON_JOB
+};
+
+static const Oid column_types[N_COLS] = {
+	INT4OID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID,
+	REGCLASSOID, NAMEOID, NAMEOID, NAMEOID, TEXTOID, REGTYPEOID, InvalidOid /* pipeline */ ,
+	TEXTOID, INTERVALOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID
+};
+
+static const char *const late_names[] = {"correct", "error", "drop"};
+static const char *const beyond_names[] = {"replay", "error", "keep"};
+
+/* ---- the table ---- */
+
+/* the extension's schema (commands/extension.c keeps its own lookup static before 16) */
+Oid
+maintain_schema_of_extension(Oid ext)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return nsp;
+}
+
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	t = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(t))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(t))->relowner;
+	ReleaseSysCache(t);
+	return owner;
+}
+
+Oid
+maintain_extension_schema(void)
+{
+	Oid			ext = get_extension_oid("segpipe", true);
+	Oid			nsp;
+
+	if (!OidIsValid(ext) || !OidIsValid(nsp = maintain_schema_of_extension(ext)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"segpipe\" is not installed in this database")));
+	return nsp;
+}
+
+/* the catalog's OID, checked as the header says; cached per backend */
+static Oid
+catalog_relid(void)
+{
+	static Oid	cached_ext = InvalidOid;
+	static Oid	cached_rel = InvalidOid;
+	Oid			ext = get_extension_oid("segpipe", true);
+	Oid			nsp;
+	Oid			relid;
+
+	if (!OidIsValid(ext))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"segpipe\" is not installed in this database")));
+	if (ext == cached_ext && OidIsValid(cached_rel) &&
+		get_rel_relkind(cached_rel) == RELKIND_RELATION)
+		return cached_rel;
+	nsp = maintain_schema_of_extension(ext);
+	relid = get_relname_relid(CATALOG_NAME, nsp);
+	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
+		!superuser_arg(rel_owner(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segpipe's catalog of maintained results is missing"),
+				 errdetail("The extension's schema has no table \"%s\" of the extension, owned by a superuser.",
+						   CATALOG_NAME),
+				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
+	cached_ext = ext;
+	cached_rel = relid;
+	return relid;
+}
+
+static Relation
+catalog_open(LOCKMODE mode)
+{
+	Relation	rel = table_open(catalog_relid(), mode);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = desc->natts == N_COLS;
+
+	for (int i = 0; ok && i < N_COLS; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		ok = !a->attisdropped &&
+			(OidIsValid(column_types[i]) ? a->atttypid == column_types[i]
+			 : get_typ_typrelid(a->atttypid) == InvalidOid);
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("segpipe's catalog of maintained results is not as this version of segpipe made it"),
+				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
+	return rel;
+}
+
+Oid
+maintain_pipeline_type(void)
+{
+	Relation	rel = catalog_open(AccessShareLock);
+	Oid			t = TupleDescAttr(RelationGetDescr(rel), C_SPEC - 1)->atttypid;
+
+	table_close(rel, AccessShareLock);
+	return t;
+}
+
+/* ---- reading ---- */
+
+static char *
+text_or_null(Datum *values, bool *nulls, int col)
+{
+	return nulls[col - 1] ? NULL : TextDatumGetCString(values[col - 1]);
+}
+
+static int
+policy_of(const char *s, const char *const *names, int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("segpipe's catalog of maintained results holds an invalid %s \"%s\"", what, s)));
+	pg_unreachable();
+}
+
+static MaintainEntry *
+entry_from_tuple(HeapTuple tup, TupleDesc desc)
+{
+	Datum		values[N_COLS];
+	bool		nulls[N_COLS];
+	MaintainEntry *e = palloc0(sizeof(MaintainEntry));
+	static const int required[] = {C_ID, C_RESULTS, C_READINGS, C_STATE, C_CKPT, C_PART, C_TS,
+	C_VALUE, C_KEY, C_KEY_TYPE, C_SPEC, C_LATE, C_BEYOND};
+
+	heap_deform_tuple(tup, desc, values, nulls);
+	for (int i = 0; i < lengthof(required); i++)
+		if (nulls[required[i] - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("segpipe's catalog of maintained results has a row without %s",
+							NameStr(TupleDescAttr(desc, required[i] - 1)->attname))));
+	e->id = DatumGetInt32(values[C_ID - 1]);
+	e->results = DatumGetObjectId(values[C_RESULTS - 1]);
+	e->readings = DatumGetObjectId(values[C_READINGS - 1]);
+	e->state_rel = DatumGetObjectId(values[C_STATE - 1]);
+	e->ckpt_rel = DatumGetObjectId(values[C_CKPT - 1]);
+	e->hb_rel = nulls[C_HB - 1] ? InvalidOid : DatumGetObjectId(values[C_HB - 1]);
+	e->view_rel = nulls[C_VIEW - 1] ? InvalidOid : DatumGetObjectId(values[C_VIEW - 1]);
+	e->index_rel = nulls[C_INDEX - 1] ? InvalidOid : DatumGetObjectId(values[C_INDEX - 1]);
+	e->part_col = pstrdup(NameStr(*DatumGetName(values[C_PART - 1])));
+	e->ts_col = pstrdup(NameStr(*DatumGetName(values[C_TS - 1])));
+	e->value_col = pstrdup(NameStr(*DatumGetName(values[C_VALUE - 1])));
+	e->key = text_or_null(values, nulls, C_KEY);
+	e->key_type = DatumGetObjectId(values[C_KEY_TYPE - 1]);
+	/* a stored value: detoasted and copied; pipeline_in checked it when written */
+	e->spec = PointerGetDatum(PG_DETOAST_DATUM_COPY(values[C_SPEC - 1]));
+	e->late = policy_of(text_or_null(values, nulls, C_LATE), late_names, lengthof(late_names),
+						"late-row policy");
+	e->beyond = policy_of(text_or_null(values, nulls, C_BEYOND), beyond_names,
+						  lengthof(beyond_names), "beyond_horizon policy");
+	if ((e->has_horizon = !nulls[C_HORIZON - 1]))
+		e->horizon = *DatumGetIntervalP(values[C_HORIZON - 1]);
+	if ((e->has_watermark = !nulls[C_WATERMARK - 1]))
+		e->watermark = *DatumGetIntervalP(values[C_WATERMARK - 1]);
+	e->hb_unit = text_or_null(values, nulls, C_HB_UNIT);
+	e->hb_zone = text_or_null(values, nulls, C_HB_ZONE);
+	if ((e->has_quiet = !nulls[C_QUIET - 1]))
+		e->quiet = *DatumGetIntervalP(values[C_QUIET - 1]);
+	e->schedule = text_or_null(values, nulls, C_SCHEDULE);
+	e->cron_job = text_or_null(values, nulls, C_CRON_JOB);
+	if (e->has_watermark != OidIsValid(e->hb_rel) ||
+		(e->beyond == BEYOND_KEEP && !e->has_horizon))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("segpipe's catalog of maintained results has a row whose options do not agree"),
+				 errdetail("Row %d.", e->id)));
+	e->xmin = HeapTupleHeaderGetXmin(tup->t_data);
+	e->tid = tup->t_self;
+	return e;
+}
+
+/* the entries matching one key (or all, col 0), as an array */
+static MaintainEntry **
+entries_where(int col, Datum value, int *n)
+{
+	Relation	rel = catalog_open(AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int			cap = 8;
+	MaintainEntry **out = palloc(sizeof(MaintainEntry *) * cap);
+
+	*n = 0;
+	if (col != 0)
+		ScanKeyInit(&key, col, BTEqualStrategyNumber,
+					col == C_ID ? F_INT4EQ : F_OIDEQ, value);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, col != 0 ? 1 : 0, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		if (*n == cap)
+			out = repalloc(out, sizeof(MaintainEntry *) * (cap *= 2));
+		out[(*n)++] = entry_from_tuple(tup, RelationGetDescr(rel));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return out;
+}
+
+MaintainEntry *
+maintain_entry_by_id(int32 id)
+{
+	int			n;
+	MaintainEntry **e = entries_where(C_ID, Int32GetDatum(id), &n);
+
+	return n == 1 ? e[0] : NULL;
+}
+
+MaintainEntry *
+maintain_entry_by_results(Oid results)
+{
+	int			n;
+	MaintainEntry **e = entries_where(C_RESULTS, ObjectIdGetDatum(results), &n);
+
+	return n == 1 ? e[0] : NULL;
+}
+
+MaintainEntry *
+maintain_entry_required(Oid results)
+{
+	MaintainEntry *e = maintain_entry_by_results(results);
+	char	   *name;
+
+	if (e != NULL)
+		return e;
+	name = get_rel_name(results);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 name ? errmsg("\"%s\" is not a results table maintained by segpipe", name)
+			 : errmsg("relation with OID %u does not exist", results),
+			 errdetail("segpipe's catalog of maintained results (view segpipe_maintained) has no row for it.")));
+	pg_unreachable();
+}
+
+MaintainEntry **
+maintain_entries_all(int *n)
+{
+	return entries_where(0, (Datum) 0, n);
+}
+
+MaintainEntry **
+maintain_entries_of_readings(Oid relid, int *n)
+{
+	List	   *ancestors = get_rel_relispartition(relid) ? get_partition_ancestors(relid) : NIL;
+	int			all;
+	MaintainEntry **e = maintain_entries_all(&all);
+
+	*n = 0;
+	for (int i = 0; i < all; i++)
+		if (e[i]->readings == relid || list_member_oid(ancestors, e[i]->readings))
+			e[(*n)++] = e[i];
+	return e;
+}
+
+/* ---- writing ---- */
+
+static void
+require_owner(Oid relid, const char *what)
+{
+	if (!OidIsValid(relid))
+		return;
+	if (get_rel_relkind(relid) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (!SP_CLASS_OWNERCHECK(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of %s %s", what, get_rel_name(relid)),
+				 errdetail("Only the owner of the readings registers maintained results, for tables of its own.")));
+}
+
+/*
+ * segpipe_catalog_register(...): the catalog's row of a set-up, as
+ * segpipe_maintain() calls it once it made the tables; returns its id.
+ * Any role may call it, for tables it owns: the row then says what
+ * segpipe_maintain would have said, and makes nothing run.
+ */
+Datum
+segpipe_catalog_register(PG_FUNCTION_ARGS)
+{
+	Relation	rel;
+	Datum		values[N_COLS];
+	bool		nulls[N_COLS];
+	HeapTuple	tup;
+	int			n;
+	MaintainEntry **all;
+	int32		id = 1;
+	static const int required[] = {C_RESULTS, C_READINGS, C_STATE, C_CKPT, C_PART, C_TS,
+	C_VALUE, C_KEY, C_KEY_TYPE, C_SPEC, C_LATE, C_BEYOND};
+
+	for (int i = 0; i < lengthof(required); i++)
+		if (PG_ARGISNULL(required[i] - 2))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument %d of segpipe_catalog_register must not be null", required[i] - 1)));
+	for (int c = C_RESULTS; c <= N_COLS; c++)
+	{
+		nulls[c - 1] = PG_ARGISNULL(c - 2);
+		values[c - 1] = nulls[c - 1] ? (Datum) 0 : PG_GETARG_DATUM(c - 2);
+	}
+	require_owner(PG_GETARG_OID(C_READINGS - 2), "table");
+	for (int c = C_RESULTS; c <= C_INDEX; c++)
+		if (!nulls[c - 1])
+			require_owner(DatumGetObjectId(values[c - 1]), "relation");
+	(void) policy_of(TextDatumGetCString(values[C_LATE - 1]), late_names, lengthof(late_names),
+					 "late-row policy");
+	(void) policy_of(TextDatumGetCString(values[C_BEYOND - 1]), beyond_names,
+					 lengthof(beyond_names), "beyond_horizon policy");
+	if (nulls[C_WATERMARK - 1] != nulls[C_HB - 1] ||
+		(strcmp(TextDatumGetCString(values[C_BEYOND - 1]), "keep") == 0 && nulls[C_HORIZON - 1]))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the options of maintained results do not agree"),
+				 errdetail("A watermark goes with a heartbeat table, beyond_horizon 'keep' with a horizon.")));
+
+	/* one writer at a time: ids are taken in order */
+	rel = catalog_open(ShareRowExclusiveLock);
+	all = maintain_entries_all(&n);
+	for (int i = 0; i < n; i++)
+	{
+		if (all[i]->results == PG_GETARG_OID(C_RESULTS - 2))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("\"%s\" is maintained already", get_rel_name(all[i]->results))));
+		id = Max(id, all[i]->id + 1);
+	}
+	values[C_ID - 1] = Int32GetDatum(id);
+	nulls[C_ID - 1] = false;
+	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	CatalogTupleInsert(rel, tup);
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+	PG_RETURN_INT32(id);
+}
+
+/*
+ * segpipe_catalog_unregister(results): the row goes, for the owner of the
+ * readings (or of the results table once the readings are gone).
+ */
+Datum
+segpipe_catalog_unregister(PG_FUNCTION_ARGS)
+{
+	MaintainEntry *e = maintain_entry_required(PG_GETARG_OID(0));
+
+	require_owner(get_rel_relkind(e->readings) != '\0' ? e->readings : e->results,
+				  "table");
+	maintain_entry_delete(e);
+	PG_RETURN_VOID();
+}
+
+void
+maintain_entry_delete(const MaintainEntry *e)
+{
+	Relation	rel = catalog_open(ShareRowExclusiveLock);
+	ItemPointerData tid = e->tid;
+
+	CatalogTupleDelete(rel, &tid);
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+}
