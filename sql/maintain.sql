@@ -51,8 +51,16 @@ SELECT c.relname, c.relkind, obj_description(c.oid, 'pg_class') AS comment
 FROM pg_class AS c WHERE c.relname LIKE 'daily%' AND c.relkind IN ('r', 'v') ORDER BY 1;
 SELECT tgname, tgrelid::regclass, tgfoid::regprocedure, tgtype, tgoldtable, tgnewtable
 FROM pg_trigger WHERE tgrelid = 'readings'::regclass ORDER BY tgname;
-SELECT proname, prosecdef, proconfig, obj_description(oid, 'pg_proc') AS comment
-FROM pg_proc WHERE proname = 'daily_maintain';
+-- No code is generated for a results table: segpipe's catalog holds a row
+-- of what set-up was given and made (tables by OID), and each trigger
+-- carries that row's id and nothing else.
+SELECT count(*) AS generated_functions FROM pg_proc WHERE proname LIKE 'daily%';
+SELECT results, readings, state_table, checkpoint_table, heartbeat_table, realtime_view, readings_index,
+       partition_column, ts_column, value_column, key, key_type, spec = '{"operators": [{"type": "MaxTracker", "id": "max"}], "late": "drop"}' AS spec_as_given,
+       late, horizon, beyond_horizon, watermark, schedule, cron_job
+FROM segpipe_catalog;
+SELECT t.tgname, t.tgnargs, t.tgargs = convert_to(c.id::text, 'UTF8') || '\x00'::bytea AS carries_the_id
+FROM pg_trigger AS t, segpipe_catalog AS c WHERE t.tgrelid = 'readings'::regclass ORDER BY 1;
 SELECT * FROM daily ORDER BY sensor_id, ts;
 
 -- Inserts in several statements: one row; several sensors, out of order,

@@ -21,6 +21,7 @@
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
+#include "utils/memutils.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "parser/parse_func.h"
@@ -37,7 +38,7 @@ PG_FUNCTION_INFO_V1(segpipe_maintain_triggers);
 PG_FUNCTION_INFO_V1(segpipe_unmaintain);
 PG_FUNCTION_INFO_V1(segpipe_partitions_changed);
 PG_FUNCTION_INFO_V1(segpipe_triggers_dropped);
-PG_FUNCTION_INFO_V1(segpipe_extension_dropped);
+PG_FUNCTION_INFO_V1(segpipe_drop_starting);
 
 /* segpipe's own drops of its triggers, which the drop event trigger lets through */
 static bool dropping_own = false;
@@ -352,6 +353,83 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 }
 
 /*
+ * What a DROP may take away, noted when it starts (ddl_command_start) for
+ * its sql_drop to check: after the drop, the dropped partitions' parents
+ * and the dropped triggers' arguments are gone from the catalogs.  Kept in
+ * the backend, where no role can set it.
+ */
+typedef struct Watched
+{
+	int32		id;				/* the catalog row */
+	Oid			oid;			/* a partition of its readings, or one of its triggers */
+	bool		trigger;
+} Watched;
+
+static Watched *watched = NULL;
+static int	nwatched = -1;		/* -1: no DROP started */
+
+static void
+watch(MemoryContext cxt, int *cap, int32 id, Oid oid, bool trigger)
+{
+	if (nwatched == *cap)
+		watched = repalloc(watched, sizeof(Watched) * (*cap *= 2));
+	watched[nwatched].id = id;
+	watched[nwatched].oid = oid;
+	watched[nwatched++].trigger = trigger;
+}
+
+static void
+watch_drop(void)
+{
+	int			n;
+	MaintainEntry **e = maintain_entries_all(&n);
+	int			cap = 16;
+	Oid			types[1] = {OIDARRAYOID};
+	Datum		fns[2];
+	Datum		v[1];
+	List	  **trees;
+
+	if (watched != NULL)
+		pfree(watched);
+	watched = MemoryContextAlloc(TopMemoryContext, sizeof(Watched) * cap);
+	nwatched = 0;
+	if (n == 0)
+		return;
+	trees = palloc(sizeof(List *) * n);
+	for (int k = 0; k < n; k++)
+	{
+		ListCell   *lc;
+
+		trees[k] = find_all_inheritors(e[k]->readings, NoLock, NULL);
+		foreach(lc, trees[k])
+			if (lfirst_oid(lc) != e[k]->readings)
+				watch(TopMemoryContext, &cap, e[k]->id, lfirst_oid(lc), false);
+	}
+	fns[0] = ObjectIdGetDatum(trigger_function("segpipe_insert_trigger"));
+	fns[1] = ObjectIdGetDatum(trigger_function("segpipe_change_trigger"));
+	v[0] = PointerGetDatum(construct_array(fns, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT t.oid, pg_catalog.split_part(pg_catalog.encode(t.tgargs, 'escape'), '\\000', 1), t.tgrelid "
+							  "FROM pg_catalog.pg_trigger AS t WHERE t.tgfoid = ANY ($1) AND t.tgnargs >= 1",
+							  1, types, v, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "segpipe could not read its triggers");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		char	   *arg = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		Oid			rel = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+
+		/* a trigger of the row's, on its readings or a partition of them */
+		for (int k = 0; k < n; k++)
+			if (arg != NULL && strcmp(arg, psprintf("%d", e[k]->id)) == 0 && list_member_oid(trees[k], rel))
+				watch(TopMemoryContext, &cap, e[k]->id, oid, true);
+	}
+	SPI_finish();
+}
+
+/*
  * sql_drop: a DROP TABLE of a partition of maintained readings takes its
  * rows away without a trigger firing, so dropping a partition, one of the
  * triggers segpipe made, or a table of maintained results is refused
@@ -364,49 +442,35 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
 	int			n,
 				nentries;
 	MaintainEntry **entries;
-	Oid		   *tables;
-	char	  **trig_nsp,
-			  **trig_rel,
-			  **trig_name;
-	int			ntables = 0,
-				ntrig = 0;
+	Oid		   *objs;
+	bool	   *is_trigger;
+	char	  **identity;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "segpipe_triggers_dropped() was not called by the event trigger manager");
-	if (dropping_own)
-		PG_RETURN_VOID();
 	/* (the extension itself going: nothing of it to keep) */
-	if (!OidIsValid(get_extension_oid("segpipe", true)))
+	if (dropping_own || !OidIsValid(get_extension_oid("segpipe", true)))
 		PG_RETURN_VOID();
 	entries = maintain_entries_all(&nentries);
 	if (nentries == 0)
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute("SELECT o.objid, o.object_type, o.address_names[1], o.address_names[2], o.address_names[3] "
-					"FROM pg_catalog.pg_event_trigger_dropped_objects() AS o "
-					"WHERE o.object_type IN ('table', 'trigger')",
+	if (SPI_execute("SELECT o.objid, o.object_type = 'trigger', o.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() AS o "
+					"WHERE o.object_type IN ('table', 'foreign table', 'trigger')",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read the dropped objects");
 	n = SPI_processed;
-	tables = palloc(sizeof(Oid) * Max(n, 1));
-	trig_nsp = palloc(sizeof(char *) * Max(n, 1));
-	trig_rel = palloc(sizeof(char *) * Max(n, 1));
-	trig_name = palloc(sizeof(char *) * Max(n, 1));
+	objs = palloc(sizeof(Oid) * Max(n, 1));
+	is_trigger = palloc(sizeof(bool) * Max(n, 1));
+	identity = palloc(sizeof(char *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		HeapTuple	t = SPI_tuptable->vals[i];
-		TupleDesc	d = SPI_tuptable->tupdesc;
 		bool		isnull;
 
-		if (strcmp(SPI_getvalue(t, d, 2), "table") == 0)
-			tables[ntables++] = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
-		else
-		{
-			trig_nsp[ntrig] = SPI_getvalue(t, d, 3);
-			trig_rel[ntrig] = SPI_getvalue(t, d, 4);
-			trig_name[ntrig++] = SPI_getvalue(t, d, 5);
-		}
+		objs[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		is_trigger[i] = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		identity[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
 	}
 	SPI_finish();
 
@@ -415,85 +479,77 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
 		MaintainEntry *e = entries[k];
 		Oid			own[] = {e->results, e->state_rel, e->ckpt_rel, e->hb_rel};
 		bool		readings_gone = false;
-		char	   *base;
 
-		for (int i = 0; i < ntables; i++)
-			readings_gone |= tables[i] == e->readings;
+		for (int i = 0; i < n; i++)
+			readings_gone |= !is_trigger[i] && objs[i] == e->readings;
 		if (readings_gone)
 		{
 			/* nothing is maintained any more: the row goes */
 			maintain_entry_delete(e);
 			continue;
 		}
-		for (int j = 0; j < lengthof(own); j++)
-			for (int i = 0; i < ntables; i++)
-				if (OidIsValid(own[j]) && tables[i] == own[j])
+		for (int i = 0; i < n; i++)
+		{
+			if (is_trigger[i])
+				continue;
+			for (int j = 0; j < lengthof(own); j++)
+				if (OidIsValid(own[j]) && objs[i] == own[j])
 					ereport(ERROR,
 							(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-							 errmsg("cannot drop table %s: segpipe maintains results in it",
-									get_rel_name(e->results) ? get_rel_name(e->results) : "?"),
+							 errmsg("cannot drop table %s: segpipe maintains results in it", identity[i]),
+							 errdetail("It is a table of the maintained results \"%s\".",
+									   get_rel_name(e->results) ? get_rel_name(e->results) : "?"),
 							 errhint("Run segpipe_unmaintain() first (drop_tables => true drops its tables too).")));
-		base = get_rel_name(e->results);
-		for (int i = 0; base != NULL && i < ntrig; i++)
-			for (int s = 0; s < lengthof(trigger_suffixes); s++)
-			{
-				Oid			nsp = get_namespace_oid(trig_nsp[i], true);
-				Oid			rel = OidIsValid(nsp) ? get_relname_relid(trig_rel[i], nsp) : InvalidOid;
-
-				if (strcmp(trig_name[i], psprintf("%s%s", base, trigger_suffixes[s])) != 0)
-					continue;
-				/* on a relation of the readings' tree, or on one dropped with it */
-				if (OidIsValid(rel) ? !(rel == e->readings ||
-										(get_rel_relispartition(rel) &&
-										 list_member_oid(get_partition_ancestors(rel), e->readings)))
-					: ntables == 0)
-					continue;
-				ereport(ERROR,
-						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-						 errmsg("cannot drop trigger \"%s\" on %s.%s: segpipe maintains results from it",
-								trig_name[i], quote_identifier(trig_nsp[i]), quote_identifier(trig_rel[i])),
-						 errdetail("Dropping a partition (or its triggers) of maintained readings would leave its rows in the results."),
-						 errhint("Detach the partition first (its rows then leave the results), or run segpipe_unmaintain().")));
-			}
+		}
+		for (int w = 0; w < nwatched; w++)
+			for (int i = 0; i < n; i++)
+				if (watched[w].id == e->id && watched[w].oid == objs[i] && watched[w].trigger == is_trigger[i])
+					ereport(ERROR,
+							(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+							 errmsg("cannot drop %s %s: segpipe maintains results from it",
+									is_trigger[i] ? "trigger" : "table", identity[i]),
+							 errdetail("Dropping a partition (or its triggers) of maintained readings would leave its rows in the results."),
+							 errhint("Detach the partition first (its rows then leave the results), or run segpipe_unmaintain().")));
 	}
+	nwatched = -1;
 	PG_RETURN_VOID();
 }
 
 /*
- * ddl_command_start of DROP EXTENSION: segpipe is not dropped while it
- * maintains results, CASCADE or not: its type's columns in the state and
- * checkpoint tables of other roles would go with it, and a pg_cron job
- * would be left behind.
+ * ddl_command_start of the DROPs: what they may take away is noted
+ * (watch_drop), and segpipe is not dropped while it maintains results,
+ * CASCADE or not: its type's columns in the state and checkpoint tables of
+ * other roles would go with it, and a pg_cron job would be left behind.
  */
 Datum
-segpipe_extension_dropped(PG_FUNCTION_ARGS)
+segpipe_drop_starting(PG_FUNCTION_ARGS)
 {
 	EventTriggerData *trig;
-	DropStmt   *drop;
 	ListCell   *lc;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
-		elog(ERROR, "segpipe_extension_dropped() was not called by the event trigger manager");
+		elog(ERROR, "segpipe_drop_starting() was not called by the event trigger manager");
 	trig = (EventTriggerData *) fcinfo->context;
-	if (!IsA(trig->parsetree, DropStmt))
+	if (!OidIsValid(get_extension_oid("segpipe", true)))
 		PG_RETURN_VOID();
-	drop = (DropStmt *) trig->parsetree;
-	if (drop->removeType != OBJECT_EXTENSION)
-		PG_RETURN_VOID();
-	foreach(lc, drop->objects)
+	if (IsA(trig->parsetree, DropStmt) && ((DropStmt *) trig->parsetree)->removeType == OBJECT_EXTENSION)
 	{
-		int			n;
+		foreach(lc, ((DropStmt *) trig->parsetree)->objects)
+		{
+			int			n;
 
-		if (strcmp(strVal(lfirst(lc)), "segpipe") != 0)
-			continue;
-		(void) maintain_entries_all(&n);
-		if (n > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-					 errmsg_plural("cannot drop extension segpipe because it maintains %d results table",
-								   "cannot drop extension segpipe because it maintains %d results tables", n, n),
-					 errdetail("Dropping it would drop the state columns of their tables and leave their triggers and jobs behind."),
-					 errhint("Run segpipe_unmaintain() on each results table of the view segpipe_maintained first.")));
+			if (strcmp(strVal(lfirst(lc)), "segpipe") != 0)
+				continue;
+			(void) maintain_entries_all(&n);
+			if (n > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+						 errmsg_plural("cannot drop extension segpipe because it maintains %d results table",
+									   "cannot drop extension segpipe because it maintains %d results tables", n, n),
+						 errdetail("Dropping it would drop the state columns of their tables and leave their triggers and jobs behind."),
+						 errhint("Run segpipe_unmaintain() on each results table of the view segpipe_maintained first.")));
+		}
 	}
+	watch_drop();
 	PG_RETURN_VOID();
 }

@@ -193,6 +193,13 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 	MaintainPlans *mp;
 	bool		partition = tg->tgnargs == 2;
 
+	if (tg->tgnargs >= 1 && strncmp(tg->tgargs[0], "segpipe insert ", strlen("segpipe insert ")) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("trigger \"%s\" on \"%s\" was made by segpipe 0.9.0 or earlier",
+						tg->tgname, RelationGetRelationName(td->tg_relation)),
+				 errdetail("Since 0.10.0 the triggers of maintained results carry the id of their row in segpipe's catalog, and no SQL."),
+				 errhint("Run ALTER EXTENSION segpipe UPDATE: it moves every results table onto the catalog.")));
 	if (tg->tgnargs < 1 || tg->tgnargs > 2 || tg->tgargs[0][0] < '1' || tg->tgargs[0][0] > '9' ||
 		(id = strtol(tg->tgargs[0], &end, 10), *end != '\0') || id > PG_INT32_MAX ||
 		(partition && strcmp(tg->tgargs[1], "partition") != 0))
