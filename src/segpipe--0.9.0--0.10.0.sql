@@ -18,7 +18,7 @@ CREATE TABLE segpipe_catalog (
 	checkpoint_table regclass NOT NULL,
 	heartbeat_table regclass,
 	realtime_view regclass,
-	readings_index regclass,
+	readings_index name,        -- by name: an index is restored after the data
 	partition_column name NOT NULL,
 	ts_column name NOT NULL,
 	value_column name NOT NULL,
@@ -265,6 +265,14 @@ BEGIN
 			DETAIL = 'A partition''s rows are maintained with those of its partitioned table.',
 			HINT = format('Maintain %s.', pg_partition_root(readings));
 	END IF;
+	-- (src/server/maintain_admin.c, refuse_row_security, says why)
+	FOR r IN SELECT c.relname FROM pg_partition_tree(readings) AS t JOIN pg_class AS c ON c.oid = t.relid
+	         WHERE c.relrowsecurity UNION ALL SELECT rel WHERE (SELECT c.relrowsecurity FROM pg_class AS c WHERE c.oid = readings)
+	         LIMIT 1 LOOP
+		RAISE EXCEPTION '"%" has row-level security enabled', r.relname USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'Corrections run every reading of a sensor again; under row-level security they would see only the rows the changing role may see, and the results would hold aggregates of rows a policy hides.',
+			HINT = 'Put row-level security on the results table instead.';
+	END LOOP;
 	IF results = '' THEN
 		RAISE EXCEPTION 'results table name must not be empty' USING ERRCODE = 'invalid_name';
 	ELSIF octet_length(ckpt_t) > 63 THEN

@@ -30,6 +30,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "sp_compat.h"
 #include "maintain_correct.h"
@@ -123,9 +124,12 @@ make_triggers(const MaintainEntry *e, Oid rel)
 	SPI_finish();
 }
 
-/* the relations that carry the triggers of entry e, and their names */
+/*
+ * the relations that carry the triggers of entry e, and their names, in
+ * cxt (outside the caller's SPI connection, which frees its own memory)
+ */
 static int
-triggers_of(const MaintainEntry *e, Oid **rels, char ***names)
+triggers_of(const MaintainEntry *e, Oid **rels, char ***names, MemoryContext cxt)
 {
 	Oid			types[3] = {OIDARRAYOID, BYTEAOID, BYTEAOID};
 	Datum		fns[2] = {ObjectIdGetDatum(trigger_function("segpipe_insert_trigger")),
@@ -141,14 +145,14 @@ triggers_of(const MaintainEntry *e, Oid **rels, char ***names)
 							  3, types, v, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read its triggers");
 	n = SPI_processed;
-	*rels = palloc(sizeof(Oid) * Max(n, 1));
-	*names = palloc(sizeof(char *) * Max(n, 1));
+	*rels = MemoryContextAlloc(cxt, sizeof(Oid) * Max(n, 1));
+	*names = MemoryContextAlloc(cxt, sizeof(char *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
 
 		(*rels)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		(*names)[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		(*names)[i] = MemoryContextStrdup(cxt, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2));
 	}
 	return n;
 }
@@ -161,9 +165,11 @@ drop_triggers(const MaintainEntry *e, Oid rel)
 	char	  **names;
 	int			n;
 
+	MemoryContext cxt = CurrentMemoryContext;
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	n = triggers_of(e, &rels, &names);
+	n = triggers_of(e, &rels, &names, cxt);
 	dropping_own = true;
 	PG_TRY();
 	{
@@ -230,8 +236,17 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 	{
 		Oid			t = TEXTOID;
 		Datum		v = CStringGetTextDatum(e->cron_job);
-		const char *cron = quote_identifier(get_namespace_name(maintain_schema_of_extension(get_extension_oid("pg_cron", false))));
+		char	   *cron;
 
+		/* pg_cron's schema: that of its own function unschedule(), by membership */
+		if (SPI_execute("SELECT n.nspname FROM pg_catalog.pg_proc AS p "
+						"JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace "
+						"JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass "
+						"AND d.objid = p.oid AND d.deptype = 'e' "
+						"JOIN pg_catalog.pg_extension AS x ON x.oid = d.refobjid AND x.extname = 'pg_cron' "
+						"WHERE p.proname = 'unschedule' LIMIT 1", true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "segpipe could not find pg_cron's unschedule()");
+		cron = pstrdup(quote_identifier(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)));
 		if (SPI_execute_with_args(psprintf("SELECT pg_catalog.count(%1$s.unschedule(j.jobid)) FROM %1$s.job AS j WHERE j.jobname = $1",
 										   cron),
 								  1, &t, &v, NULL, false, 0) != SPI_OK_SELECT)
@@ -255,7 +270,8 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 			for (int i = 0; i < lengthof(drop); i++)
 				if (OidIsValid(drop[i]) && get_rel_relkind(drop[i]) == RELKIND_RELATION)
 					SPI_execute(psprintf("DROP TABLE %s", qualified(drop[i])), false, 0);
-			if (OidIsValid(e->index_rel) && !index_used && get_rel_relkind(e->index_rel) == RELKIND_INDEX)
+			if (OidIsValid(e->index_rel) && !index_used &&
+				(get_rel_relkind(e->index_rel) == RELKIND_INDEX || get_rel_relkind(e->index_rel) == RELKIND_PARTITIONED_INDEX))
 				SPI_execute(psprintf("DROP INDEX %s", qualified(e->index_rel)), false, 0);
 		}
 		PG_FINALLY();
@@ -271,6 +287,38 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 /* ---- event triggers ---- */
 
 /*
+ * Row-level security on maintained readings would make a correction see
+ * only the rows the changing role may see (erasing the emissions of other
+ * inserters' rows), and put aggregates of rows a policy hides into the
+ * results: segpipe_maintain() refuses such readings, and enabling it later
+ * is refused here.
+ */
+static void
+refuse_row_security(const MaintainEntry *e, List *tree)
+{
+	ListCell   *lc;
+
+	foreach(lc, tree)
+	{
+		HeapTuple	t = SearchSysCache1(RELOID, ObjectIdGetDatum(lfirst_oid(lc)));
+		bool		rls;
+
+		if (!HeapTupleIsValid(t))
+			continue;
+		rls = ((Form_pg_class) GETSTRUCT(t))->relrowsecurity;
+		ReleaseSysCache(t);
+		if (rls)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("row-level security cannot be enabled on \"%s\": segpipe maintains results from it",
+							get_rel_name(lfirst_oid(lc))),
+					 errdetail("Corrections run every reading of a sensor again; under row-level security they would see only the rows the changing role may see, and the results \"%s\" would hold aggregates of rows a policy hides.",
+							   get_rel_name(e->results)),
+					 errhint("Put row-level security on the results table instead, or run segpipe_unmaintain() first.")));
+	}
+}
+
+/*
  * At the end of every CREATE TABLE and ALTER TABLE: a relation that joined
  * maintained readings (created as a partition, or attached with its rows)
  * gets the triggers and its rows are run; one that left them (detached)
@@ -284,6 +332,7 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 	int			nentries;
 	MaintainEntry **entries;
 	int			nest;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "segpipe_partitions_changed() was not called by the event trigger manager");
@@ -298,7 +347,7 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read the DDL commands");
 	nroots = SPI_processed;
-	roots = palloc(sizeof(Oid) * Max(nroots, 1));
+	roots = MemoryContextAlloc(cxt, sizeof(Oid) * Max(nroots, 1));
 	for (int i = 0; i < nroots; i++)
 	{
 		bool		isnull;
@@ -324,10 +373,11 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 				continue;
 			mp = maintain_plans_for(e->id);
 			tree = find_all_inheritors(e->readings, NoLock, NULL);
+			refuse_row_security(e, tree);
 			/* left: relations with the partition triggers, out of the tree */
 			if (SPI_connect() != SPI_OK_CONNECT)
 				elog(ERROR, "SPI_connect failed");
-			n = triggers_of(e, &rels, &names);
+			n = triggers_of(e, &rels, &names, cxt);
 			SPI_finish();
 			for (int i = 0; i < n; i++)
 				if (!list_member_oid(tree, rels[i]) && (i == 0 || rels[i] != rels[i - 1]))
@@ -445,6 +495,7 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
 	Oid		   *objs;
 	bool	   *is_trigger;
 	char	  **identity;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "segpipe_triggers_dropped() was not called by the event trigger manager");
@@ -461,16 +512,16 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read the dropped objects");
 	n = SPI_processed;
-	objs = palloc(sizeof(Oid) * Max(n, 1));
-	is_trigger = palloc(sizeof(bool) * Max(n, 1));
-	identity = palloc(sizeof(char *) * Max(n, 1));
+	objs = MemoryContextAlloc(cxt, sizeof(Oid) * Max(n, 1));
+	is_trigger = MemoryContextAlloc(cxt, sizeof(bool) * Max(n, 1));
+	identity = MemoryContextAlloc(cxt, sizeof(char *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
 
 		objs[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
 		is_trigger[i] = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
-		identity[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
+		identity[i] = MemoryContextStrdup(cxt, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3));
 	}
 	SPI_finish();
 

@@ -20,6 +20,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
@@ -56,7 +57,7 @@ enum
 
 static const Oid column_types[N_COLS] = {
 	INT4OID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID,
-	REGCLASSOID, NAMEOID, NAMEOID, NAMEOID, TEXTOID, REGTYPEOID, InvalidOid /* pipeline */ ,
+	NAMEOID, NAMEOID, NAMEOID, NAMEOID, TEXTOID, REGTYPEOID, InvalidOid /* pipeline */ ,
 	TEXTOID, INTERVALOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID
 };
 
@@ -195,6 +196,27 @@ policy_of(const char *s, const char *const *names, int n, const char *what)
 	pg_unreachable();
 }
 
+/*
+ * The index set-up made is kept by name (an index is restored after the
+ * data, so a regclass of it could not be read back): the index of that
+ * name in the readings' schema, when it is one of the readings'.
+ */
+static Oid
+index_of_readings(const char *name, Oid readings)
+{
+	Oid			nsp = get_rel_namespace(readings);
+	Oid			idx = OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
+	HeapTuple	t;
+	bool		ours = false;
+
+	if (OidIsValid(idx) && HeapTupleIsValid(t = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(idx))))
+	{
+		ours = ((Form_pg_index) GETSTRUCT(t))->indrelid == readings;
+		ReleaseSysCache(t);
+	}
+	return ours ? idx : InvalidOid;
+}
+
 static MaintainEntry *
 entry_from_tuple(HeapTuple tup, TupleDesc desc)
 {
@@ -218,7 +240,8 @@ entry_from_tuple(HeapTuple tup, TupleDesc desc)
 	e->ckpt_rel = DatumGetObjectId(values[C_CKPT - 1]);
 	e->hb_rel = nulls[C_HB - 1] ? InvalidOid : DatumGetObjectId(values[C_HB - 1]);
 	e->view_rel = nulls[C_VIEW - 1] ? InvalidOid : DatumGetObjectId(values[C_VIEW - 1]);
-	e->index_rel = nulls[C_INDEX - 1] ? InvalidOid : DatumGetObjectId(values[C_INDEX - 1]);
+	e->index_rel = nulls[C_INDEX - 1] ? InvalidOid
+		: index_of_readings(NameStr(*DatumGetName(values[C_INDEX - 1])), e->readings);
 	e->part_col = pstrdup(NameStr(*DatumGetName(values[C_PART - 1])));
 	e->ts_col = pstrdup(NameStr(*DatumGetName(values[C_TS - 1])));
 	e->value_col = pstrdup(NameStr(*DatumGetName(values[C_VALUE - 1])));
@@ -384,6 +407,16 @@ segpipe_catalog_register(PG_FUNCTION_ARGS)
 	for (int c = C_RESULTS; c <= C_INDEX; c++)
 		if (!nulls[c - 1])
 			require_owner(DatumGetObjectId(values[c - 1]), "relation");
+	if (!nulls[C_INDEX - 1])
+	{
+		Oid			idx = DatumGetObjectId(values[C_INDEX - 1]);
+
+		if (index_of_readings(get_rel_name(idx), PG_GETARG_OID(C_READINGS - 2)) != idx)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"%s\" is not an index of the readings", get_rel_name(idx))));
+		values[C_INDEX - 1] = DirectFunctionCall1(namein, CStringGetDatum(get_rel_name(idx)));
+	}
 	(void) policy_of(TextDatumGetCString(values[C_LATE - 1]), late_names, lengthof(late_names),
 					 "late-row policy");
 	(void) policy_of(TextDatumGetCString(values[C_BEYOND - 1]), beyond_names,

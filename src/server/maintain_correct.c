@@ -351,6 +351,60 @@ segpipe_change_trigger(PG_FUNCTION_ARGS)
 /* ---- segpipe_rebuild_sensors, segpipe_close_silent ---- */
 
 /*
+ * Sensors run again from their first reading, REBUILD_BATCH at a time (in
+ * their order, as one correction would lock them), saying how far the work
+ * is, at most every PROGRESS_EVERY, when it takes longer than that: a
+ * set-up or rebuild over millions of readings otherwise runs silently for
+ * minutes.
+ */
+#define REBUILD_BATCH 256
+#define PROGRESS_EVERY_MS 5000
+
+static int64
+rebuild_in_batches(MaintainPlans *mp, ArrayType *a)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	Datum	   *parts;
+	int			count;
+	Datum		inf[REBUILD_BATCH];
+	TimestampTz start = GetCurrentTimestamp();
+	TimestampTz said = start;
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
+	deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, &parts, NULL, &count);
+	for (int i = 0; i < REBUILD_BATCH; i++)
+		inf[i] = TimestampTzGetDatum(DT_NOBEGIN);
+	for (int done = 0; done < count;)
+	{
+		int			n = Min(REBUILD_BATCH, count - done);
+		TimestampTz now;
+
+		CHECK_FOR_INTERRUPTS();
+		maintain_correct(mp,
+						 PointerGetDatum(construct_array(parts + done, n, ARR_ELEMTYPE(a), len, byval, align)),
+						 PointerGetDatum(construct_array(inf, n, TIMESTAMPTZOID, sizeof(TimestampTz),
+														 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+						 (Datum) 0);
+		done += n;
+		now = GetCurrentTimestamp();
+		if (done < count && TimestampDifferenceExceeds(said, now, PROGRESS_EVERY_MS))
+		{
+			long		ms = TimestampDifferenceMilliseconds(start, now);
+
+			ereport(NOTICE,
+					(errmsg("%s: %d of %d sensors run again, about %ld s left",
+							get_rel_name(mp->entry->results), done, count,
+							(long) ((double) ms / done * (count - done) / 1000.0 + 0.5)),
+					 errdetail("%ld s so far.", ms / 1000)));
+			said = now;
+		}
+	}
+	return count;
+}
+
+/*
  * segpipe_rebuild_sensors(results, sensors text): runs sensors again from
  * their first reading: every sensor with readings or a state (sensors
  * NULL), or those of sensors, the text of an array of the sensor column's
@@ -391,19 +445,7 @@ segpipe_rebuild_sensors(PG_FUNCTION_ARGS)
 	}
 	parts = first_value(1, &isnull);
 	if (!isnull)
-	{
-		ArrayType  *a = DatumGetArrayTypeP(parts);
-		int			count = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-		Datum	   *inf = palloc(sizeof(Datum) * Max(count, 1));
-
-		for (int i = 0; i < count; i++)
-			inf[i] = TimestampTzGetDatum(DT_NOBEGIN);
-		maintain_correct(mp, parts,
-						 PointerGetDatum(construct_array(inf, count, TIMESTAMPTZOID, sizeof(TimestampTz),
-														 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-						 (Datum) 0);
-		n = count;
-	}
+		n = rebuild_in_batches(mp, DatumGetArrayTypeP(parts));
 	SPI_finish();
 	sp_settings_end(nest);
 	PG_RETURN_INT64(n);
