@@ -206,3 +206,35 @@ SELECT (SELECT count(*) FROM ((SELECT sensor, state::text FROM mr_daily_state EX
        (SELECT count(*) FROM ((SELECT sensor, ts, state::text FROM mr_daily_checkpoint EXCEPT SELECT * FROM kept_checkpoint)
                               UNION ALL (SELECT * FROM kept_checkpoint EXCEPT SELECT sensor, ts, state::text FROM mr_daily_checkpoint)) AS d) AS checkpoints,
        (SELECT count(*) FROM kept_checkpoint) AS checkpoints_kept;
+
+-- Transitions: the edges of v > 3 by day (2 at 06:00 and 4 at 12:00 on the
+-- 1st, 1 at 06:00 on the 3rd).  Carried, the 3rd begins true, and its
+-- reading is a falling edge; the 2nd, filled, has none.  Without carry the
+-- 3rd's one row only sets the state.
+SELECT d.day, d.value, h.hand, d.value = h.hand AS same
+FROM daily('{"type": "Pipeline", "operators": [{"id": "gt", "type": "CompareGT", "value": 3}, {"id": "n", "type": "Transitions", "portType": "boolean", "count": "falling", "carry": "locf", "fill": true}], "connections": [{"from": "gt", "to": "n"}], "entryOperator": "gt", "outputMappings": {"n": {"o1": "o1"}}}') AS d
+     NATURAL FULL JOIN (VALUES ('1', 0.0::float8), ('2', 0), ('3', 1)) AS h(day, hand) ORDER BY 1;
+SELECT d.day, d.value, h.hand, d.value = h.hand AS same
+FROM daily('{"type": "Pipeline", "operators": [{"id": "gt", "type": "CompareGT", "value": 3}, {"id": "n", "type": "Transitions", "portType": "boolean", "count": "rising", "carry": "locf"}], "connections": [{"from": "gt", "to": "n"}], "entryOperator": "gt", "outputMappings": {"n": {"o1": "o1"}}}') AS d
+     NATURAL FULL JOIN (VALUES ('1', 1.0::float8), ('3', 0)) AS h(day, hand) ORDER BY 1;
+SELECT d.day, d.value, h.hand, d.value = h.hand AS same
+FROM daily('{"type": "Pipeline", "operators": [{"id": "gt", "type": "CompareGT", "value": 3}, {"id": "n", "type": "Transitions", "portType": "boolean"}], "connections": [{"from": "gt", "to": "n"}], "entryOperator": "gt", "outputMappings": {"n": {"o1": "o1"}}}') AS d
+     NATURAL FULL JOIN (VALUES ('1', 1.0::float8), ('3', 0)) AS h(day, hand) ORDER BY 1;
+-- A state code by day, in the window form: 1 (A) at 06:00, 2 (B) at 09:00
+-- and 15:00 on the 1st; 1 (A) at 03:00 and 3 (C) at 08:00 on the 2nd, then
+-- NaN twice and 3 on the 3rd.  Changes: the 1st 1 (A to B); the 2nd,
+-- carried, 2 (B to A at its first row, A to C), without carry 1; the 3rd,
+-- carried, 2 (C to NaN, NaN to 3; NaN after NaN is no change), without 1.
+-- Rising, carried: 1, 1 (A to C), 0 (NaN neither rises nor falls).
+CREATE TABLE codes (h int, v float8);
+INSERT INTO codes VALUES (6, 1), (9, 2), (15, 2), (27, 1), (32, 3), (50, 'NaN'), (51, 'NaN'), (52, 3);
+SELECT h, v,
+       segment_agg(v, h / 24, '{"type": "Transitions"}', true) OVER o AS plain,
+       segment_agg(v, h / 24, '{"type": "Transitions", "carry": "locf"}', true) OVER o AS changes,
+       segment_agg(v, h / 24, '{"type": "Transitions", "count": "rising", "carry": "locf"}', true) OVER o AS rising
+FROM codes WINDOW o AS (ORDER BY h) ORDER BY h;
+-- refused: carried linearly; a stored count above the rows seen
+SELECT '{"type": "Transitions", "carry": "linear"}'::pipeline;
+SELECT replace((pipeline_agg(ts, v, day, '{"type": "Transitions", "carry": "locf"}' ORDER BY ts, o))::text,
+               '"transitions": 0', '"transitions": 1')::pipeline
+FROM rows_hb WHERE ts <= at_h(24) AND (o = 0 OR v IS NOT NULL);

@@ -1,7 +1,8 @@
 /*
  * ops_time.c
  *	  Operators over the time a segment spans: TimeWeightedAverage,
- *	  Integral and DurationTrue (docs/reference.md, "Operators over time").
+ *	  Integral and DurationTrue (docs/reference.md, "Operators over time"),
+ *	  the counters' CounterIncrease and CounterRate, and Transitions.
  *
  * The segment spans the time from its first row to its last.  A row's value
  * holds from its timestamp to the next row's: in full for "locf" (the last
@@ -792,4 +793,153 @@ const SpOpType sp_op_counter_rate = {
 	.carry = counter_rate_carry,
 	.visit = counter_rate_visit,
 	.check_state = counter_rate_check,
+};
+
+/*
+ * Transitions: how many times the input changed within the segment (or
+ * rose, or fell), counted row by row: a boolean's edges, or a state
+ * code's changes.  Carried, the segment's first row is compared with the
+ * value the segment began with, so that a change at the edge counts in the
+ * segment it opens.  NaN is a state of its own: NaN after NaN is no change;
+ * it neither rises nor falls.
+ */
+
+typedef struct TransState
+{
+	int64		n;
+	double		prev;
+	int64		count;
+	int64		carried;		/* carry: 1 when a value was carried in */
+} TransState;
+
+static const char *const trans_port_words[] = {"number", "boolean", NULL};
+static const char *const trans_count_words[] = {"changes", "rising", "falling", NULL};
+
+#define TRANS_RISING	1
+#define TRANS_FALLING	2
+
+static const SpParamDef trans_params[] = {
+	{"portType", SP_PARAM_CHOICE, offsetof(SpParams, choice), false, 0, 0, 0, trans_port_words},
+	{"count", SP_PARAM_CHOICE, offsetof(SpParams, choice2), false, 0, 0, 0, trans_count_words},
+	SP_PARAM_CARRY,
+	SP_PARAM_FILL,
+	SP_PARAM_END
+};
+
+static SpPortType
+trans_in_type_at(const SpParams *p, int port)
+{
+	return p->choice == 1 ? SP_PORT_BOOLEAN : SP_PORT_NUMBER;
+}
+
+static size_t
+trans_state_size(const SpParams *p)
+{
+	return carries(p) ? sizeof(TransState) : offsetof(TransState, carried);
+}
+
+static bool
+trans_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	TransState *s = state;
+	double		x = in[0];
+
+	if (s->n > 0)
+	{
+		bool		moved;
+
+		if (p->choice2 == TRANS_RISING)
+			moved = x > s->prev;
+		else if (p->choice2 == TRANS_FALLING)
+			moved = x < s->prev;
+		else
+			moved = isnan(x) ? !isnan(s->prev) : x != s->prev;
+		s->count += moved;
+	}
+	s->n = sp_count_next(s->n, SP_MAX_COUNT, "Transitions");
+	s->prev = x;
+	return true;
+}
+
+static double
+trans_value(const SpParams *p, const void *state, const SpRing *rings)
+{
+	return (double) ((const TransState *) state)->count;
+}
+
+static bool
+trans_edge(const SpParams *p, void *state, int64 end, const double *next)
+{
+	const TransState *s = state;
+
+	return s->n > 0 && (s->n > s->carried || p->flag);
+}
+
+static void
+trans_carry(const SpParams *p, void *state, int64 start)
+{
+	TransState *s = state;
+	double		x = s->prev;
+	bool		any = s->n > 0;
+
+	memset(s, 0, sizeof(TransState));
+	if (any)
+	{
+		s->n = 1;
+		s->carried = 1;
+		s->prev = x;
+	}
+}
+
+static void
+trans_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
+{
+	TransState *s = state;
+
+	v->i64(v, "seen", &s->n);
+	v->f64(v, "previous", &s->prev);
+	v->i64(v, "transitions", &s->count);
+	if (carries(p))
+		v->i64(v, "carried", &s->carried);
+}
+
+static const char *
+trans_check(const SpParams *p, const void *state, const SpRing *rings)
+{
+	const TransState *s = state;
+
+	if (s->n < 0 || s->n > SP_MAX_COUNT)
+		return "seen is out of range";
+	if (carries(p) && (s->carried < 0 || s->carried > Min(s->n, 1)))
+		return "carried is not 0 or 1, or exceeds seen";
+	if (s->n == 0 && (s->prev != 0 || s->count != 0))
+		return "fields are set before any row";
+	/* at most one transition per row after the first */
+	if (s->count < 0 || s->count > Max(s->n - 1, 0))
+		return "transitions is out of range";
+	if (p->choice == 1 && s->prev != 0 && s->prev != 1)
+		return "previous is not 0 or 1";
+	return NULL;
+}
+
+static const char *
+trans_check_params(SpParams *p)
+{
+	return carry_check(p, false);
+}
+
+const SpOpType sp_op_transitions = {
+	.name = "Transitions",
+	.params = trans_params,
+	.nin = 1,
+	.in_type_at = trans_in_type_at,
+	.check_params = trans_check_params,
+	.state_size = trans_state_size,
+	.step = trans_step,
+	.value = trans_value,
+	.carries = carries,
+	.edge = trans_edge,
+	.carry = trans_carry,
+	.visit = trans_visit,
+	.check_state = trans_check,
 };

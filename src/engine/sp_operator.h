@@ -119,6 +119,7 @@ typedef struct SpParams
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
 	int32		carry;			/* the time operators' "carry" (ops_time.c) */
+	int32		choice2;		/* a second SP_PARAM_CHOICE (Transitions' "count") */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
 	int32		nvec[5];
@@ -433,6 +434,7 @@ typedef struct SpOpType
 	X(sp_op_duration_true) \
 	X(sp_op_counter_increase) \
 	X(sp_op_counter_rate) \
+	X(sp_op_transitions) \
 	X(sp_op_constant_number) \
 	X(sp_op_constant_boolean) \
 	X(sp_op_constant_number_to_boolean) \
