@@ -238,3 +238,21 @@ SELECT '{"type": "Transitions", "carry": "linear"}'::pipeline;
 SELECT replace((pipeline_agg(ts, v, day, '{"type": "Transitions", "carry": "locf"}' ORDER BY ts, o))::text,
                '"transitions": 0', '"transitions": 1')::pipeline
 FROM rows_hb WHERE ts <= at_h(24) AND (o = 0 OR v IS NOT NULL);
+
+-- Inside a nested Pipeline the edges are the nested segments', here keyed
+-- by the sign of the value: 1 at 00:00, 3 at 01:00 (+), -2 at 03:00 (-), 5
+-- at 04:00 (+).  The outer pipeline's one segment emits, at the end, the
+-- nested pipeline's latest emission: that of the (-) segment closed at
+-- 04:00.  locf, carried: it runs from 03:00 to 04:00 at -2: -2 (the (+)
+-- segment before it, 00:00 to 03:00, was (1 + 3 x 2) / 3).  linear,
+-- carried: the line from -2 to the closing reading 5: 1.5.  Without carry
+-- the (-) segment's one row spans no time, and the latest is the first
+-- segment's (1 x 1) / 1 = 1.
+SELECT segment_agg(at_h(h), v, 1, replace('{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Sign", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "TimeWeightedAverage", "id": "t", "method": "locf" CARRY}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}', 'CARRY', c)::pipeline, true)
+         OVER (PARTITION BY c ORDER BY h) AS twa, c
+FROM (VALUES (0, 1.0::float8), (1, 3), (3, -2), (4, 5)) AS r(h, v),
+     (VALUES (''), (', "carry": "locf"')) AS o(c)
+ORDER BY c, h;
+SELECT segment_agg(at_h(h), v, 1, '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Sign", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "TimeWeightedAverage", "id": "t", "method": "linear", "carry": "linear"}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}', true)
+         OVER (ORDER BY h) AS twa
+FROM (VALUES (0, 1.0::float8), (1, 3), (3, -2), (4, 5)) AS r(h, v) ORDER BY h;

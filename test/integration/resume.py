@@ -66,6 +66,7 @@ def operator(rng):
         {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"]), "carry": rng.choice(["locf", "linear"]), "fill": rng.random() < 0.5},
         {"type": "Integral", "carry": rng.choice(["locf", "linear"]), "fill": rng.random() < 0.5},
         {"type": rng.choice(["CounterIncrease", "CounterRate"]), "carry": "locf", "fill": rng.random() < 0.5},
+        dict({"type": "Transitions", "count": rng.choice(["changes", "rising", "falling"])}, **rng.choice([{}, {"carry": "locf"}, {"carry": "locf", "fill": True}])),
         {"type": "MovingKeyCount", "window_size": w}, {"type": "ResamplerConstant", "interval": "%d s" % w, "snapFirst": rng.randint(0, 1)},
         dict({"type": "ResamplerHermite", "interval": "%d s" % w}, **rng.choice([{}, {"t0": 1}])),
         {"type": "Function", "points": [[-500, 3], [0, -1], [250, 7]]},
