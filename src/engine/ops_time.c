@@ -86,6 +86,24 @@ carries(const SpParams *p)
 	return p->carry != CARRY_NONE;
 }
 
+/* A decoded "carried": 0 or 1, and 1 only with a row (the carried one) seen. */
+static const char *
+carried_check(const SpParams *p, int64 carried, int64 n)
+{
+	return carries(p) && (carried < 0 || carried > Min(n, 1)) ?
+		"carried is not 0 or 1, or exceeds seen" : NULL;
+}
+
+/*
+ * At the end edge: a segment emits when it had rows of its own, or only
+ * the carried one and "fill" asks for it.
+ */
+static bool
+carry_emits(const SpParams *p, int64 n, int64 carried)
+{
+	return n > 0 && (n > carried || p->flag);
+}
+
 /* "fill" asks for what the carried signal gives an empty segment */
 static const char *
 carry_check(const SpParams *p, bool linear_ok)
@@ -193,7 +211,7 @@ area_edge(const char *what, const SpParams *p, AreaState *s, int64 end,
 			s->prev = *next;
 	}
 	/* an empty segment (only the carried row) emits on request */
-	return s->n > s->carried || p->flag;
+	return carry_emits(p, s->n, s->carried);
 }
 
 /* The next segment begins at 'start' with the last value, once there is one. */
@@ -255,6 +273,7 @@ static const char *
 area_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const AreaState *s = state;
+	const char *msg;
 
 	if (s->n < 0 || s->n > SP_MAX_COUNT)
 		return "seen is out of range";
@@ -262,8 +281,8 @@ area_check(const SpParams *p, const void *state, const SpRing *rings)
 	if (s->nan < 0 || s->pinf < 0 || s->ninf < 0 ||
 		s->nan > Max(s->n - 1, 0) || s->pinf > Max(s->n - 1, 0) || s->ninf > Max(s->n - 1, 0))
 		return "non-finite counts are out of range";
-	if (carries(p) && (s->carried < 0 || s->carried > Min(s->n, 1)))
-		return "carried is not 0 or 1, or exceeds seen";
+	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+		return msg;
 	if (s->n == 0)
 		return (s->first == 0 && s->last == 0 && s->prev == 0 && s->area.hi == 0 &&
 				s->area.lo == 0) ? NULL : "fields are set before any row";
@@ -455,7 +474,7 @@ true_edge(const SpParams *p, void *state, int64 end, const double *next)
 	if (s->prev)
 		s->total += end - s->last;
 	s->last = end;
-	return s->n > s->carried || p->flag;
+	return carry_emits(p, s->n, s->carried);
 }
 
 static void
@@ -494,11 +513,12 @@ static const char *
 true_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const TrueState *s = state;
+	const char *msg;
 
 	if (s->n < 0 || s->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if (carries(p) && (s->carried < 0 || s->carried > Min(s->n, 1)))
-		return "carried is not 0 or 1, or exceeds seen";
+	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+		return msg;
 	if (s->n == 0)
 		return (s->first == 0 && s->last == 0 && s->prev == 0 && s->total == 0) ? NULL :
 			"fields are set before any row";
@@ -614,10 +634,12 @@ counter_visit_carried(const SpParams *p, CounterState *c, SpStateVisitor *v)
 static const char *
 counter_check_fields(const SpParams *p, const CounterState *c)
 {
+	const char *msg;
+
 	if (c->n < 0 || c->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if (carries(p) && (c->carried < 0 || c->carried > Min(c->n, 1)))
-		return "carried is not 0 or 1, or exceeds seen";
+	if ((msg = carried_check(p, c->carried, c->n)) != NULL)
+		return msg;
 	if (c->n == 0 && (c->prev != 0 || c->inc.hi != 0 || c->inc.lo != 0))
 		return "fields are set before any row";
 	if (!sp_sum_is_normal(c->inc))
@@ -649,7 +671,7 @@ counter_edge(const SpParams *p, void *state, int64 end, const double *next)
 {
 	const CounterState *c = state;
 
-	return c->n > 0 && (c->n > c->carried || p->flag);
+	return carry_emits(p, c->n, c->carried);
 }
 
 static void
@@ -716,7 +738,7 @@ counter_rate_edge(const SpParams *p, void *state, int64 end, const double *next)
 		return false;
 	sp_time_order("CounterRate", s->c.n, s->last, end);
 	s->last = end;
-	return (s->c.n > s->c.carried || p->flag) && s->last > s->first;
+	return carry_emits(p, s->c.n, s->c.carried) && s->last > s->first;
 }
 
 static void
@@ -872,7 +894,7 @@ trans_edge(const SpParams *p, void *state, int64 end, const double *next)
 {
 	const TransState *s = state;
 
-	return s->n > 0 && (s->n > s->carried || p->flag);
+	return carry_emits(p, s->n, s->carried);
 }
 
 static void
@@ -907,11 +929,12 @@ static const char *
 trans_check(const SpParams *p, const void *state, const SpRing *rings)
 {
 	const TransState *s = state;
+	const char *msg;
 
 	if (s->n < 0 || s->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if (carries(p) && (s->carried < 0 || s->carried > Min(s->n, 1)))
-		return "carried is not 0 or 1, or exceeds seen";
+	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+		return msg;
 	if (s->n == 0 && (s->prev != 0 || s->count != 0))
 		return "fields are set before any row";
 	/* at most one transition per row after the first */
