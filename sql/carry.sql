@@ -256,3 +256,11 @@ ORDER BY c, h;
 SELECT segment_agg(at_h(h), v, 1, '{"type": "Pipeline", "operators": [{"type": "Identity", "id": "in"}, {"type": "Sign", "id": "k"}, {"type": "Pipeline", "id": "p", "operators": [{"type": "TimeWeightedAverage", "id": "t", "method": "linear", "carry": "linear"}]}], "connections": [{"from": "in", "to": "k"}, {"from": "k", "to": "p", "toPort": "c1"}, {"from": "in", "to": "p"}], "entryOperator": "in", "outputMappings": {"p": {"o1": "o1"}}}', true)
          OVER (ORDER BY h) AS twa
 FROM (VALUES (0, 1.0::float8), (1, 3), (3, -2), (4, 5)) AS r(h, v) ORDER BY h;
+
+-- A closing row earlier than the segment's last row is an edge before its
+-- end: refused as a row out of time order is (without carry a punctuation
+-- row reaches no operator and this passes).
+SELECT segment_agg(at_h(h), v, k, '{"type": "TimeWeightedAverage", "method": "locf", "carry": "locf"}') OVER (ORDER BY o)
+FROM (VALUES (1, 5, 1.0::float8, 1), (2, 6, 2, 1), (3, 2, NULL, 2)) AS t(o, h, v, k);
+SELECT segment_agg(at_h(h), v, k, '{"type": "TimeWeightedAverage", "method": "locf"}') OVER (ORDER BY o)
+FROM (VALUES (1, 5, 1.0::float8, 1), (2, 6, 2, 1), (3, 2, NULL, 2)) AS t(o, h, v, k);
