@@ -264,3 +264,36 @@ SELECT segment_agg(at_h(h), v, k, '{"type": "TimeWeightedAverage", "method": "lo
 FROM (VALUES (1, 5, 1.0::float8, 1), (2, 6, 2, 1), (3, 2, NULL, 2)) AS t(o, h, v, k);
 SELECT segment_agg(at_h(h), v, k, '{"type": "TimeWeightedAverage", "method": "locf"}') OVER (ORDER BY o)
 FROM (VALUES (1, 5, 1.0::float8, 1), (2, 6, 2, 1), (3, 2, NULL, 2)) AS t(o, h, v, k);
+
+-- Resumed at every cut point: for each spec, the rows (readings and
+-- heartbeats, in order) run whole, and split after each row, the second
+-- part continuing from the first's stored state (through its text); the
+-- emissions of the two parts together are the whole run's, and the final
+-- states are the same text.  cuts: the cut points tried; bad: those that
+-- differ.
+CREATE TABLE cut_specs (n int, spec pipeline);
+INSERT INTO cut_specs VALUES
+  (1, '{"type": "TimeWeightedAverage", "method": "locf", "carry": "locf", "fill": true}'),
+  (2, '{"type": "TimeWeightedAverage", "method": "linear", "carry": "linear", "fill": true}'),
+  (3, '{"type": "Integral", "carry": "linear"}'),
+  (4, '{"type": "CounterRate", "carry": "locf", "fill": true}'),
+  (5, '{"type": "Transitions", "count": "falling", "carry": "locf", "fill": true}'),
+  (6, '{"type": "Pipeline", "operators": [{"id": "gt", "type": "CompareGT", "value": 3}, {"id": "on", "type": "DurationTrue", "carry": "locf", "fill": true}], "connections": [{"from": "gt", "to": "on"}], "entryOperator": "gt", "outputMappings": {"on": {"o1": "o1"}}}');
+CREATE TABLE cut_rows AS
+SELECT row_number() OVER (ORDER BY ts, o) AS i, ts, v, day FROM rows_hb WHERE o = 0 OR v IS NOT NULL;
+CREATE FUNCTION em(p pipeline) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(string_agg(e.ts || '/' || e.key || '/' || e.value, ' '), '') FROM emissions(p) AS e $$;
+WITH whole AS (
+  SELECT s.n, pipeline_agg(r.ts, r.v, r.day, s.spec ORDER BY r.i) AS p FROM cut_specs AS s, cut_rows AS r GROUP BY s.n),
+parts AS (
+  SELECT s.n, c.c,
+         (SELECT pipeline_agg(r.ts, r.v, r.day, s.spec ORDER BY r.i) FROM cut_rows AS r WHERE r.i <= c.c)::text::pipeline AS p1
+  FROM cut_specs AS s, generate_series(1, (SELECT count(*) - 1 FROM cut_rows)::int) AS c(c)),
+resumed AS (
+  SELECT x.n, x.c, x.p1,
+         (SELECT pipeline_agg(r.ts, r.v, r.day, x.p1 ORDER BY r.i) FROM cut_rows AS r WHERE r.i > x.c) AS p2
+  FROM parts AS x)
+SELECT y.n, count(*) AS cuts,
+       count(*) FILTER (WHERE trim(em(y.p1) || ' ' || em(y.p2)) IS DISTINCT FROM em(w.p)
+                           OR without_emissions(y.p2)::text IS DISTINCT FROM without_emissions(w.p)::text) AS bad
+FROM resumed AS y JOIN whole AS w USING (n) GROUP BY y.n ORDER BY y.n;
