@@ -332,6 +332,8 @@ edge_all(SpRun *run, const double *values, bool *want)
 {
 	const SpConfig *cfg = run->cfg;
 
+	/* want has SP_MAX_OPERATORS entries; the spec reader allows no more */
+	Assert(cfg->n_ops <= SP_MAX_OPERATORS);
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		const SpOperator *op = &cfg->ops[i];
