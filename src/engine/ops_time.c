@@ -86,11 +86,15 @@ carries(const SpParams *p)
 	return p->carry != CARRY_NONE;
 }
 
-/* A decoded "carried": 0 or 1, and 1 only with a row (the carried one) seen. */
+/*
+ * A decoded "carried": 0 or 1, and 1 only with a row (the carried one)
+ * seen.  Read only when the operator carries: without, the field lies past
+ * its state (state_size leaves it out).
+ */
 static const char *
-carried_check(const SpParams *p, int64 carried, int64 n)
+carried_check(const SpParams *p, const int64 *carried, int64 n)
 {
-	return carries(p) && (carried < 0 || carried > Min(n, 1)) ?
+	return carries(p) && (*carried < 0 || *carried > Min(n, 1)) ?
 		"carried is not 0 or 1, or exceeds seen" : NULL;
 }
 
@@ -281,7 +285,7 @@ area_check(const SpParams *p, const void *state, const SpRing *rings)
 	if (s->nan < 0 || s->pinf < 0 || s->ninf < 0 ||
 		s->nan > Max(s->n - 1, 0) || s->pinf > Max(s->n - 1, 0) || s->ninf > Max(s->n - 1, 0))
 		return "non-finite counts are out of range";
-	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+	if ((msg = carried_check(p, &s->carried, s->n)) != NULL)
 		return msg;
 	if (s->n == 0)
 		return (s->first == 0 && s->last == 0 && s->prev == 0 && s->area.hi == 0 &&
@@ -517,7 +521,7 @@ true_check(const SpParams *p, const void *state, const SpRing *rings)
 
 	if (s->n < 0 || s->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+	if ((msg = carried_check(p, &s->carried, s->n)) != NULL)
 		return msg;
 	if (s->n == 0)
 		return (s->first == 0 && s->last == 0 && s->prev == 0 && s->total == 0) ? NULL :
@@ -638,7 +642,7 @@ counter_check_fields(const SpParams *p, const CounterState *c)
 
 	if (c->n < 0 || c->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if ((msg = carried_check(p, c->carried, c->n)) != NULL)
+	if ((msg = carried_check(p, &c->carried, c->n)) != NULL)
 		return msg;
 	if (c->n == 0 && (c->prev != 0 || c->inc.hi != 0 || c->inc.lo != 0))
 		return "fields are set before any row";
@@ -933,7 +937,7 @@ trans_check(const SpParams *p, const void *state, const SpRing *rings)
 
 	if (s->n < 0 || s->n > SP_MAX_COUNT)
 		return "seen is out of range";
-	if ((msg = carried_check(p, s->carried, s->n)) != NULL)
+	if ((msg = carried_check(p, &s->carried, s->n)) != NULL)
 		return msg;
 	if (s->n == 0 && (s->prev != 0 || s->count != 0))
 		return "fields are set before any row";
