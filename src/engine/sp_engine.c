@@ -56,6 +56,8 @@ sp_config_layout(SpConfig *cfg)
 		op->lazy = op->type->value != NULL &&
 			(op->type->lazy == NULL || op->type->lazy(&op->params));
 		cfg->timed |= op->timed;
+		op->carries = op->type->carries != NULL && op->type->carries(&op->params);
+		cfg->carries |= op->carries;
 		op->state_size = op->type->state_size ? op->type->state_size(&op->params) : 0;
 		op->state_off = off;
 		off += MAXALIGN(op->state_size);
@@ -319,18 +321,61 @@ op_value(const SpRun *run, int i)
 						   run->rings + op->first_ring);
 }
 
-/* Boundary: emit the buffer in port order, then reset every operator. */
+/*
+ * A boundary for the operators that carry (SpOpType.carries): each learns
+ * the segment's end instant, and the closing data row's value where it
+ * reads the pipeline's input; want[i] says whether operator i's output is
+ * to be emitted.
+ */
 static void
-close_segment(SpRun *run)
+edge_all(SpRun *run, const double *values, bool *want)
 {
 	const SpConfig *cfg = run->cfg;
 
+	/* want has SP_MAX_OPERATORS entries; the spec reader allows no more */
+	Assert(cfg->n_ops <= SP_MAX_OPERATORS);
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+		const SpSource *feed = &cfg->feeds[op->first_feed];
+		double		next;
+		bool		direct;
+
+		want[i] = false;
+		if (!op->carries)
+			continue;
+		direct = values != NULL && op->nin > 0 && feed[0].op < 0;
+		if (direct)
+			next = cfg->in_types[feed[0].port] == SP_PORT_BOOLEAN ?
+				(values[feed[0].port] != 0.0) : values[feed[0].port];
+		want[i] = op->type->edge(&op->params, run->opstate + op->state_off, run->ts,
+								 direct ? &next : NULL);
+	}
+}
+
+/*
+ * Boundary: emit the buffer in port order, then reset every operator.
+ * values is the closing data row's (NULL for punctuation or a flush);
+ * 'next' says whether a segment follows, into which operators carry.
+ */
+static void
+close_segment(SpRun *run, const double *values, bool next)
+{
+	const SpConfig *cfg = run->cfg;
+	bool		want[SP_MAX_OPERATORS];
+
+	if (unlikely(cfg->carries))
+		edge_all(run, values, want);
 	for (int i = 0; i < cfg->n_out; i++)
 	{
-		if (!run->buffered[i])
+		bool		edged = unlikely(cfg->carries) && cfg->ops[cfg->out_op[i]].carries;
+
+		if (!run->buffered[i] && !(edged && want[cfg->out_op[i]]))
 			continue;
 		run->emitted[i] = true;
-		run->emit[i] = run->buffer_lazy[i] ? op_value(run, cfg->out_op[i]) : run->buffer[i];
+		/* an operator that carries has its value to the segment's end */
+		run->emit[i] = run->buffer_lazy[i] || edged ? op_value(run, cfg->out_op[i]) :
+			run->buffer[i];
 		if (cfg->vectors && sp_port_is_vector(cfg->out_types[i]))
 		{
 			int			b = sp_area_buffer(cfg, i),
@@ -345,7 +390,18 @@ close_segment(SpRun *run)
 		run->n_emitted++;
 	}
 	/* all-zero is every operator's initial state (sp_operator.h) */
-	memset(run->opstate, 0, cfg->state_size);
+	if (likely(!cfg->carries) || !next)
+		memset(run->opstate, 0, cfg->state_size);
+	else
+		for (int i = 0; i < cfg->n_ops; i++)
+		{
+			const SpOperator *op = &cfg->ops[i];
+
+			if (op->carries)
+				op->type->carry(&op->params, run->opstate + op->state_off, run->ts);
+			else
+				memset(run->opstate + op->state_off, 0, op->state_size);
+		}
 	for (int r = 0; r < cfg->n_rings; r++)
 		sp_ring_clear(&run->rings[r]);
 }
@@ -655,7 +711,7 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 	if (key == SP_KEY_NEW)
 	{
 		if (run->has_key)
-			close_segment(run);
+			close_segment(run, values, true);
 		run->has_key = true;
 	}
 
@@ -689,7 +745,7 @@ bool
 sp_run_flush(SpRun *run)
 {
 	clear_emitted(run);
-	close_segment(run);
+	close_segment(run, NULL, false);
 	run->has_key = false;
 	return run->n_emitted > 0;
 }

@@ -44,6 +44,7 @@ typedef struct SpOperator
 	int			first_out;		/* their slots: first_out .. + nout */
 	bool		timed;			/* steps with the row's timestamp (step_at) */
 	bool		lazy;			/* its output is computed by 'value' */
+	bool		carries;		/* carries its signal across boundaries */
 } SpOperator;
 
 typedef struct SpConfig
@@ -74,6 +75,7 @@ typedef struct SpConfig
 									 * nesting this one */
 	int64		max_state;		/* bytes of state with every ring full */
 	bool		timed;			/* some operator needs the rows' timestamps */
+	bool		carries;		/* some operator carries across boundaries */
 
 	/*
 	 * Vectors (sp_config_vectors): whether any port, the pipeline's or an

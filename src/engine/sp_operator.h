@@ -118,6 +118,8 @@ typedef struct SpParams
 	int32		num_ports;
 	int32		choice;			/* index into a SP_PARAM_CHOICE's words */
 	int32		flag;			/* a SP_PARAM_BOOL: 1 true, 0 false */
+	int32		carry;			/* the time operators' "carry" (ops_time.c) */
+	int32		choice2;		/* a second SP_PARAM_CHOICE (Transitions' "count") */
 	double		value;
 	double		value2;			/* a second scalar (replaceBy, epsilon) */
 	int32		nvec[5];
@@ -315,6 +317,24 @@ typedef struct SpOpType
 	 */
 	bool		(*lazy) (const SpParams *p);
 
+	/*
+	 * Optional: whether the operator, so configured, carries its signal
+	 * across segment boundaries (NULL: never).  Then at a boundary the
+	 * engine calls 'edge' before the closed segment's results are emitted,
+	 * with the segment's end instant (the closing row's timestamp) and,
+	 * when the closing row is a data row whose value reaches the operator's
+	 * first port straight from the pipeline's input, that value (else
+	 * NULL); it returns whether the operator's output is to be emitted, its
+	 * value now covering the segment to its end.  Then, instead of zeroing
+	 * its state, the engine calls 'carry', which leaves the state as a
+	 * reset would but for what the operator carries into the next segment,
+	 * which starts at the same instant.  A flush has no next segment: the
+	 * state is zeroed after the edge.
+	 */
+	bool		(*carries) (const SpParams *p);
+	bool		(*edge) (const SpParams *p, void *state, int64 end, const double *next);
+	void		(*carry) (const SpParams *p, void *state, int64 start);
+
 	/* Walk the state for the codecs; NULL when the operator is stateless. */
 	void		(*visit) (const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v);
 
@@ -414,6 +434,7 @@ typedef struct SpOpType
 	X(sp_op_duration_true) \
 	X(sp_op_counter_increase) \
 	X(sp_op_counter_rate) \
+	X(sp_op_transitions) \
 	X(sp_op_constant_number) \
 	X(sp_op_constant_boolean) \
 	X(sp_op_constant_number_to_boolean) \

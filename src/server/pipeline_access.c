@@ -218,6 +218,8 @@ pipeline_flush(PG_FUNCTION_ARGS)
 		stamp = st->progress;	/* a key implies a progress */
 
 	st->emit = palloc(sizeof(SpEmission) * cfg->n_out);
+	/* the segment ends at the flush: its end edge for the operators that carry */
+	st->run->ts = stamp;
 	if (sp_run_flush(st->run))
 		for (int i = 0; i < cfg->n_out; i++)
 		{

@@ -4,7 +4,8 @@ MovingAverage over 5 minutes) over readings every 10 seconds, beside the same
 with a window of 30 rows (the same rows at this cadence), and the floor:
 row_number() over the same rows, in the same order, with the key computed
 and consumed (as in bench_keys.py).  Also the operators over time (TimeWeightedAverage,
-Integral, CounterIncrease) and session_key.  Queries run in alternating
+Integral, CounterIncrease), TimeWeightedAverage with "carry" beside the same
+without it (daily segments; the ratio is printed), and session_key.  Queries run in alternating
 order; medians and their ratios to the floor are printed (no assertion).
 
 Settings as in bench_keys.py: jit off, rows in ts order from an index, no
@@ -45,6 +46,15 @@ QUERIES = [
     ("TimeWeightedAverage linear",
      f"""SELECT count(x) FROM (SELECT segment_agg(ts, v, {KEY}, '{{"type": "TimeWeightedAverage", "method": "linear"}}')
          OVER (ORDER BY ts) AS x FROM r) AS s"""),
+    ("TimeWeightedAverage locf",
+     f"""SELECT count(x) FROM (SELECT segment_agg(ts, v, {KEY}, '{{"type": "TimeWeightedAverage", "method": "locf"}}')
+         OVER (ORDER BY ts) AS x FROM r) AS s"""),
+    ("TimeWeightedAverage locf, carried",
+     f"""SELECT count(x) FROM (SELECT segment_agg(ts, v, {KEY}, '{{"type": "TimeWeightedAverage", "method": "locf", "carry": "locf"}}')
+         OVER (ORDER BY ts) AS x FROM r) AS s"""),
+    ("TimeWeightedAverage linear, carried",
+     f"""SELECT count(x) FROM (SELECT segment_agg(ts, v, {KEY}, '{{"type": "TimeWeightedAverage", "method": "linear", "carry": "linear"}}')
+         OVER (ORDER BY ts) AS x FROM r) AS s"""),
     ("Integral",
      f"""SELECT count(x) FROM (SELECT segment_agg(ts, v, {KEY}, '{{"type": "Integral"}}')
          OVER (ORDER BY ts) AS x FROM r) AS s"""),
@@ -73,6 +83,10 @@ def main():
     for name, _ in QUERIES:
         m = statistics.median(times[name])
         print(f"  {name:50s} {m:9.1f} ms  x{m / base:5.2f}")
+    # carry against the same operator without it (the goal: within 1.10)
+    for carried, plain in (("TimeWeightedAverage locf, carried", "TimeWeightedAverage locf"),
+                           ("TimeWeightedAverage linear, carried", "TimeWeightedAverage linear")):
+        print(f"  {carried} / without carry: x{statistics.median(times[carried]) / statistics.median(times[plain]):5.3f}")
     subprocess.run(["dropdb", DB], check=True)
 
 

@@ -62,6 +62,11 @@ def operator(rng):
         {"type": "Scale", "value": 0.5},
         dict(rng.choice([{"type": "WindowMinMax", "mode": "max"}, {"type": "MovingAverage"}, {"type": "MovingSum"}, {"type": "StandardDeviation"}, {"type": "CountNumber"}]), window="%d s" % w, min_rows=rng.randint(1, 2)),
         {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"])}, {"type": "Integral", "unit": rng.choice(["1 s", "1 min"])}, {"type": rng.choice(["CounterIncrease", "CounterRate"])},
+        # carried across boundaries (ops_time.c): the carried value is state
+        {"type": "TimeWeightedAverage", "method": rng.choice(["locf", "linear"]), "carry": rng.choice(["locf", "linear"]), "fill": rng.random() < 0.5},
+        {"type": "Integral", "carry": rng.choice(["locf", "linear"]), "fill": rng.random() < 0.5},
+        {"type": rng.choice(["CounterIncrease", "CounterRate"]), "carry": "locf", "fill": rng.random() < 0.5},
+        dict({"type": "Transitions", "count": rng.choice(["changes", "rising", "falling"])}, **rng.choice([{}, {"carry": "locf"}, {"carry": "locf", "fill": True}])),
         {"type": "MovingKeyCount", "window_size": w}, {"type": "ResamplerConstant", "interval": "%d s" % w, "snapFirst": rng.randint(0, 1)},
         dict({"type": "ResamplerHermite", "interval": "%d s" % w}, **rng.choice([{}, {"t0": 1}])),
         {"type": "Function", "points": [[-500, 3], [0, -1], [250, 7]]},
@@ -155,7 +160,7 @@ def link(rng, p):
         return ops, [{"from": x, "to": p}], x, p
     if r < 0.86:    # how long the value was above a
         ops = [{"type": "CompareGT", "id": x, "value": a},
-               {"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}]
+               dict({"type": "DurationTrue", "id": p, "unit": rng.choice(["1 s", "2 s"])}, **rng.choice([{}, {"carry": "locf"}, {"carry": "locf", "fill": True}]))]
         return ops, [{"from": x, "to": p}], x, p
     if r < 0.88:    # the value set when above a, asked on every row (through a Join with half of it)
         ops = [{"type": "Identity", "id": x}, {"type": "GreaterThan", "id": p + "u", "value": a},

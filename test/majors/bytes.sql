@@ -9,7 +9,7 @@
 -- form (pipeline_agg, emissions, pending, accessors), stored text of pipelines
 -- with keys of many types and with special values in their state, casts
 -- (json, jsonb), binary send and receive, flush, punctuate, heartbeats,
--- resuming from stored states.
+-- resuming from stored states, carried values.
 \set ON_ERROR_STOP 1
 CREATE EXTENSION segpipe;
 SET TimeZone = 'Asia/Kathmandu';
@@ -225,3 +225,30 @@ SELECT s.n, pipeline_agg(r.ts, input(s.input, r.v, r.w), r.k, h.p ORDER BY r.ts)
 FROM specs AS s JOIN half AS h USING (n), r WHERE r.i > 200 GROUP BY s.n;
 SELECT n, sent(p) FROM rest ORDER BY n;
 SELECT x.n, us(e.ts), e.key, e.port, hx(e.value) FROM rest AS x, emissions(x.p) AS e ORDER BY 1, 2, 4;
+
+\echo == carried values: results, stored states, and a resumed run
+CREATE TABLE carried (n int PRIMARY KEY, spec pipeline);
+INSERT INTO carried VALUES
+  (1, '{"type": "TimeWeightedAverage", "method": "locf", "carry": "locf", "fill": true}'),
+  (2, '{"type": "TimeWeightedAverage", "method": "linear", "carry": "linear"}'),
+  (3, '{"type": "Integral", "unit": "1 hour", "carry": "linear", "fill": true}'),
+  (4, '{"type": "CounterIncrease", "carry": "locf", "fill": true}'),
+  (5, '{"type": "CounterRate", "carry": "locf"}'),
+  (6, '{"type": "Transitions", "count": "rising", "carry": "locf", "fill": true}'),
+  (7, '{"type": "Pipeline", "operators": [{"id": "g", "type": "CompareGT", "value": 0}, {"id": "d", "type": "DurationTrue", "carry": "locf", "fill": true}], "connections": [{"from": "g", "to": "d"}], "entryOperator": "g", "outputMappings": {"d": {"o1": "o1"}}}');
+-- w (finite) keyed by day, a heartbeat at every midnight; the readings end on the 9th, so the
+-- 10th to the 12th are days without readings
+CREATE TABLE rc AS
+SELECT i, ts, w AS v, (ts AT TIME ZONE 'UTC')::date AS d FROM r
+UNION ALL SELECT 0, h, NULL, (h AT TIME ZONE 'UTC')::date
+FROM heartbeats('day', '2026-03-01 00:00+00', '2026-03-10 00:00+00', 'UTC') AS h
+UNION ALL SELECT 0, h, NULL, (h AT TIME ZONE 'UTC')::date
+FROM heartbeats('day', '2026-03-11 00:00+00', '2026-03-10 00:00+00'::timestamptz + interval '3 days', 'UTC') AS h;
+CREATE TABLE carried_run AS
+SELECT c.n, pipeline_agg(rc.ts, rc.v, rc.d, c.spec ORDER BY rc.ts, rc.i) AS p FROM carried AS c, rc GROUP BY c.n;
+SELECT x.n, us(e.ts), e.key, hx(e.value) FROM carried_run AS x, emissions(x.p) AS e ORDER BY 1, 2;
+SELECT n, without_emissions(p)::text, sent(without_emissions(p)) FROM carried_run ORDER BY n;
+SELECT c.n, sent(pipeline_agg(rc.ts, rc.v, rc.d, h.p ORDER BY rc.ts, rc.i))
+FROM carried AS c,
+     LATERAL (SELECT pipeline_agg(ts, v, d, c.spec ORDER BY ts, i) AS p FROM rc WHERE ts < '2026-03-05') AS h,
+     rc WHERE rc.ts >= '2026-03-05' GROUP BY c.n ORDER BY 1;
