@@ -190,6 +190,7 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 	Oid			rel = RelationGetRelid(td->tg_relation);
 	char	   *end;
 	long		id;
+	MaintainEntry *e;
 	MaintainPlans *mp;
 	bool		partition = tg->tgnargs == 2;
 
@@ -208,17 +209,21 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 				 errmsg("trigger \"%s\" on \"%s\" was not made by segpipe_maintain()",
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
 				 errdetail("%s() takes the id of a row of segpipe's catalog of maintained results.", fn)));
-	mp = maintain_plans_for((int32) id);
-	if (mp == NULL ||
+	/* checked before anything of the row's is locked or looked up */
+	e = maintain_entry_by_id((int32) id);
+	if (e == NULL ||
 		(partition ? !get_rel_relispartition(rel) ||
-		 !list_member_oid(get_partition_ancestors(rel), mp->entry->readings)
-		 : rel != mp->entry->readings))
+		 !list_member_oid(get_partition_ancestors(rel), e->readings)
+		 : rel != e->readings))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" on \"%s\" was not made by segpipe_maintain()",
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
-				 errdetail(mp == NULL ? "segpipe's catalog of maintained results has no row %ld."
+				 errdetail(e == NULL ? "segpipe's catalog of maintained results has no row %ld."
 						   : "Row %ld of segpipe's catalog of maintained results is of other readings.", id)));
+	mp = maintain_plans_for((int32) id);
+	if (mp == NULL)
+		elog(ERROR, "row %ld of segpipe's catalog of maintained results went away", id);
 	return mp;
 }
 
