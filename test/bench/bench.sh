@@ -31,9 +31,10 @@
 #                  again on PostgreSQL 18 with pg_ivm in the version matrix's
 #                  Debian sid chroot (bench_ivm_pg18.sh; SEGPIPE_BENCH_NO_PG18=1
 #                  skips that);
-#   bench_insert_layout.sh  the maintained insert trigger's argument layouts
-#                  side by side (0.7.0's, 0.8.0's and 0.9.0's), 100 rows a statement, 10
-#                  and then 1000 sensors (its own sizes: 8 rounds);
+#   bench_insert.sh  a maintained insert against a plain one (with the index
+#                  set-up adds), one and two results tables, 1, 100 and 10,000
+#                  rows a statement, 10 and then 1000 sensors (its own sizes:
+#                  7 rounds);
 #   bench_stages.py  three maintained stages chained (hourly, daily, monthly
 #                  results tables, each the readings of the next) against one,
 #                  at 100 and 10,000 rows per statement, checked equal to GROUP BY
@@ -55,7 +56,7 @@ pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "wo
 		python3 "$0/test/bench/bench_shards.py" &&
 		python3 "$0/test/bench/bench_maintain.py" && python3 "$0/test/bench/bench_corrections.py" &&
 		python3 "$0/test/bench/bench_ivm.py" && python3 "$0/test/bench/bench_stages.py" &&
-		bash "$0/test/bench/bench_insert_layout.sh" 8 10 && bash "$0/test/bench/bench_insert_layout.sh" 8 1000 &&
+		bash "$0/test/bench/bench_insert.sh" 7 10 && bash "$0/test/bench/bench_insert.sh" 7 1000 &&
 		python3 "$0/test/bench/bench_bounds.py" && python3 "$0/test/bench/bench_time.py" "$@"' "$ROOT" "$@"
 if [ "${SEGPIPE_BENCH_NO_PG18:-}" = 1 ]; then
 	echo "bench_ivm.py on PostgreSQL 18 with pg_ivm: skipped (SEGPIPE_BENCH_NO_PG18=1)"
