@@ -25,6 +25,7 @@ DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
 OBJS = \
 	src/engine/sp_sort.o \
 	src/engine/sp_engine.o \
+	src/engine/sp_visitor.o \
 	src/engine/sp_ring.o \
 	src/engine/sp_registry.o \
 	src/engine/sp_time.o \
@@ -48,6 +49,11 @@ OBJS = \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
+	src/codec/sp_spec_suggest.o \
+	src/codec/sp_spec_param.o \
+	src/codec/sp_spec_mesh.o \
+	src/codec/sp_spec_nested.o \
+	src/codec/sp_spec_program.o \
 	src/codec/sp_spec_write.o \
 	src/codec/sp_spec_proto.o \
 	src/codec/sp_state.o \

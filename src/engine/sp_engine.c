@@ -1028,55 +1028,6 @@ nested_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 	return nested_step_at(p, state, rings, 0, in, out);
 }
 
-/* sp_prefix_visitor (sp_operator.h): "<prefix>/<field>" names */
-#define PREFIXED(v, name) \
-	psprintf("%s/%s", ((SpPrefixVisitor *) (v))->prefix, (name))
-
-static void
-prefix_f64(SpStateVisitor *v, const char *name, double *field)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->f64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->i64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->f64s(in, PREFIXED(v, name), field, n);
-}
-
-static void
-prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->ring(in, PREFIXED(v, name), r);
-}
-
-SpStateVisitor *
-sp_prefix_visitor(SpPrefixVisitor *pv, SpStateVisitor *inner, const char *prefix)
-{
-	pv->v.f64 = prefix_f64;
-	pv->v.i64 = prefix_i64;
-	pv->v.f64s = prefix_f64s;
-	pv->v.ring = prefix_ring;
-	pv->v.private = NULL;
-	pv->inner = inner;
-	pv->prefix = prefix;
-	return &pv->v;
-}
-
 static void
 nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
