@@ -23,7 +23,8 @@
 
 /*
  * A document is a program when it has no "type" and has what only a
- * program has: an "output", or an Input among its operators.
+ * program has: an "output", or an Input among its operators and no
+ * "outputMappings".
  */
 static bool
 is_program(SpecReader *r, const SpJsonNode *doc)
@@ -34,6 +35,9 @@ is_program(SpecReader *r, const SpJsonNode *doc)
 		return false;
 	if (sp_json_get(r->doc, doc, "output") != NULL)
 		return true;
+	/* a pipeline's own (its operators may hold an Input as their entry) */
+	if (sp_json_get(r->doc, doc, "outputMappings") != NULL)
+		return false;
 	ops = sp_json_get(r->doc, doc, "operators");
 	if (ops == NULL || sp_json_kind(ops) != SPJ_ARRAY)
 		return false;

@@ -519,6 +519,24 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 				   errdetail("Only a pipeline of one operator and one output port maps it by default."));
 }
 
+/*
+ * An Input inside a pipeline (the original's way to name its entry) passes
+ * on the pipeline's data ports: it is the entry operator or nothing, so
+ * every port of it receives a value on every row.
+ */
+void
+spec_check_input_entry(SpecReader *r)
+{
+	const SpConfig *cfg = r->cfg;
+
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (cfg->ops[i].type == &sp_op_input && i != cfg->entry)
+			spec_error(errmsg("Input \"%s\" must be the entry operator", cfg->ops[i].id),
+					   errdetail("An Input inside a pipeline passes on the pipeline's data ports; the entry operator is \"%s\".",
+								 cfg->ops[cfg->entry].id),
+					   errhint("Name it in \"entryOperator\", or connect what it feeds to what would feed it."));
+}
+
 SpConfig *
 spec_read_pipeline(SpecReader *r, const SpJsonNode *doc)
 {
@@ -570,6 +588,7 @@ spec_read_pipeline(SpecReader *r, const SpJsonNode *doc)
 		spec_error(errmsg("\"entryOperator\" is required"),
 				   errdetail("With more than one operator, it names the one the pipeline's data ports feed."));
 	cfg->entry = j ? spec_require_op(r, sp_json_string(r->doc, j), "entryOperator") : 0;
+	spec_check_input_entry(r);
 
 	read_ports(r, pipe);
 	spec_read_segment_bytecode(r, pipe);

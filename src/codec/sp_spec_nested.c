@@ -118,6 +118,7 @@ finish_mesh(SpecReader *r, const SpJsonNode *j, const char *where)
 				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
 								  spec_op_port_name(&sub->ops[i], p), sub->ops[i].id),
 						   errdetail("%s", where));
+	spec_check_input_entry(r);
 	spec_order_operators(r);
 	old = MemoryContextSwitchTo(r->keep);
 	sp_config_vectors(sub);

@@ -126,6 +126,7 @@ extern SpConfig *spec_read_pipeline(SpecReader *r, const SpJsonNode *doc);
 extern void spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single);
 extern void spec_read_connections(SpecReader *r, const SpJsonNode *j);
 extern void spec_order_operators(SpecReader *r);
+extern void spec_check_input_entry(SpecReader *r);
 extern int	spec_require_op(SpecReader *r, const char *id, const char *field);
 extern void spec_connection_context(void *arg);
 

@@ -123,6 +123,12 @@ SEEDS = [
     '{"type": "Variable", "default_value": 1}',
     KV_MAP,
     TRIGGER_MS,
+    # an Input as a Pipeline's entry (the original's way)
+    '{"type": "Pipeline", "operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, '
+    '{"type": "Subtraction", "id": "d"}, {"type": "MovingSum", "id": "s", "window_size": 2}], '
+    '"connections": [{"from": "in", "to": "d", "fromPort": "o1", "toPort": "i1"}, '
+    '{"from": "in", "to": "d", "fromPort": "o2", "toPort": "i2"}, {"from": "d", "to": "s"}], '
+    '"entryOperator": "in", "outputMappings": {"s": {"o1": "o1"}}}',
 ]
 
 
