@@ -45,8 +45,8 @@ index_ids(SpecReader *r)
 	r->by_id = sp_sort_indexes(a, palloc(sizeof(int32) * cfg->n_ops), cfg->n_ops, id_order, cfg);
 }
 
-static int
-find_op(const SpecReader *r, const char *id)
+int
+spec_find_op(const SpecReader *r, const char *id)
 {
 	int			lo = 0,
 				hi = r->cfg->n_ops;
@@ -70,7 +70,7 @@ find_op(const SpecReader *r, const char *id)
 int
 spec_require_op(SpecReader *r, const char *id, const char *field)
 {
-	int			i = find_op(r, id);
+	int			i = spec_find_op(r, id);
 
 	if (i < 0)
 	{
@@ -91,6 +91,91 @@ void
 spec_connection_context(void *arg)
 {
 	errcontext("connection %d", *(const int *) arg + 1);
+}
+
+/*
+ * Connection c, the object cj, from operator from_i to operator to_i: its
+ * ports named, checked and wired, kept as conns[slot].
+ */
+void
+spec_wire(SpecReader *r, const SpJsonNode *cj, int c, int slot, int from_i, int to_i)
+{
+	SpConfig   *cfg = r->cfg;
+	const SpJsonNode *fp,
+			   *tp;
+	const SpOperator *from,
+			   *to;
+	int			from_port,
+				to_port;
+	SpSource   *feed;
+
+	from = &cfg->ops[from_i];
+	to = &cfg->ops[to_i];
+	fp = spec_string_member(r, cj, "fromPort", false);
+	tp = spec_string_member(r, cj, "toPort", false);
+	from_port = fp ? spec_parse_port(sp_json_string(r->doc, fp), 'o', from->nout) : 0;
+	if (from_port < 0 && from->nout == 1)
+		spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
+						  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
+				   errdetail("Operator \"%s\" has one output port, \"o1\".", from->id));
+	if (from_port < 0)
+		spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
+						  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
+				   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
+							 from->id, from->nout));
+	if (tp && sp_json_string(r->doc, tp)[0] == 'c' && to->params.sub != NULL &&
+		to->params.sub->segment_rpn != NULL)
+		spec_error(errmsg("Pipeline \"%s\" has no control port \"%s\"",
+						  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+				   errdetail("It computes the key of its segments from the vector on its input port \"i1\" with its \"segmentBytecode\"."),
+				   errhint("Remove the connection, or remove \"segmentBytecode\" to key the Pipeline by its control port \"c1\"."));
+	if (tp && sp_json_string(r->doc, tp)[0] == 'c' && spec_op_ndata(to) < to->nin)
+	{
+		to_port = spec_parse_port(sp_json_string(r->doc, tp), 'c', to->nin - spec_op_ndata(to));
+		if (to_port >= 0)
+			to_port += spec_op_ndata(to);
+	}
+	else
+		to_port = tp ? spec_parse_port(sp_json_string(r->doc, tp), 'i', spec_op_ndata(to)) : 0;
+	if (to_port < 0 && spec_op_ndata(to) < to->nin)
+		spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
+						  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+				   errdetail("Operator \"%s\" has data ports \"i1\" to \"i%d\" and control ports \"c1\" to \"c%d\".",
+							 to->id, spec_op_ndata(to), to->nin - spec_op_ndata(to)));
+	if (to_port < 0)
+		spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
+						  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
+				   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
+									"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
+									to->nin, to->id, to->nin, to->nin));
+	if (spec_op_out_type(from, from_port) != spec_op_in_type(to, to_port) &&
+		spec_op_in_type(to, to_port) != SP_PORT_ANY)
+		spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
+						  sp_port_type_name(spec_op_out_type(from, from_port)), from->id,
+						  sp_port_type_name(spec_op_in_type(to, to_port)), to->id),
+				   spec_op_out_type(from, from_port) == SP_PORT_BOOLEAN ?
+				   errhint("Put a BooleanToNumber operator between them.") : 0);
+	feed = &cfg->feeds[to->first_feed + to_port];
+	if (feed->op != -2)
+	{
+		int			by = r->fed_by[to->first_feed + to_port];
+
+		spec_error(errmsg("input port \"%s\" of operator \"%s\" is fed twice",
+						  spec_op_port_name(to, to_port), to->id),
+				   by < 0 ?
+				   errdetail("Pipeline input port %d feeds it, as \"%s\" is the entry operator.",
+							 feed->port + 1, to->id) :
+				   errdetail("Connection %d feeds it already.", by + 1));
+	}
+	feed->op = from_i;
+	feed->port = 0;
+	feed->slot = from->first_out + from_port;
+	r->fed_by[to->first_feed + to_port] = c;
+	cfg->ops[from_i].feeds_ops = true;
+	cfg->conns[slot].from = from_i;
+	cfg->conns[slot].from_port = from_port;
+	cfg->conns[slot].to = to_i;
+	cfg->conns[slot].to_port = to_port;
 }
 
 void
@@ -116,15 +201,8 @@ spec_read_connections(SpecReader *r, const SpJsonNode *j)
 	error_context_stack = &callback;
 	for (const SpJsonNode *cj = sp_json_first(j); cj; cj = sp_json_next(j, cj), c++)
 	{
-		const SpJsonNode *fp,
-				   *tp;
-		const SpOperator *from,
-				   *to;
 		int			from_i,
-					from_port,
-					to_i,
-					to_port;
-		SpSource   *feed;
+					to_i;
 
 		if (sp_json_kind(cj) != SPJ_OBJECT)
 			spec_error(errmsg("connection must be a JSON object, not %s",
@@ -132,73 +210,7 @@ spec_read_connections(SpecReader *r, const SpJsonNode *j)
 		spec_check_members(r, cj, spec_connection_fields, OWNER_CONNECTION, NULL);
 		from_i = spec_require_op(r, sp_json_string(r->doc, spec_string_member(r, cj, "from", true)), "from");
 		to_i = spec_require_op(r, sp_json_string(r->doc, spec_string_member(r, cj, "to", true)), "to");
-		from = &cfg->ops[from_i];
-		to = &cfg->ops[to_i];
-		fp = spec_string_member(r, cj, "fromPort", false);
-		tp = spec_string_member(r, cj, "toPort", false);
-		from_port = fp ? spec_parse_port(sp_json_string(r->doc, fp), 'o', from->nout) : 0;
-		if (from_port < 0 && from->nout == 1)
-			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
-							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
-					   errdetail("Operator \"%s\" has one output port, \"o1\".", from->id));
-		if (from_port < 0)
-			spec_error(errmsg("operator \"%s\" has no output port \"%s\"",
-							  from->id, sp_json_shown(sp_json_string(r->doc, fp))),
-					   errdetail("Operator \"%s\" has output ports \"o1\" to \"o%d\".",
-								 from->id, from->nout));
-		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && to->params.sub != NULL &&
-			to->params.sub->segment_rpn != NULL)
-			spec_error(errmsg("Pipeline \"%s\" has no control port \"%s\"",
-							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
-					   errdetail("It computes the key of its segments from the vector on its input port \"i1\" with its \"segmentBytecode\"."),
-					   errhint("Remove the connection, or remove \"segmentBytecode\" to key the Pipeline by its control port \"c1\"."));
-		if (tp && sp_json_string(r->doc, tp)[0] == 'c' && spec_op_ndata(to) < to->nin)
-		{
-			to_port = spec_parse_port(sp_json_string(r->doc, tp), 'c', to->nin - spec_op_ndata(to));
-			if (to_port >= 0)
-				to_port += spec_op_ndata(to);
-		}
-		else
-			to_port = tp ? spec_parse_port(sp_json_string(r->doc, tp), 'i', spec_op_ndata(to)) : 0;
-		if (to_port < 0 && spec_op_ndata(to) < to->nin)
-			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
-							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
-					   errdetail("Operator \"%s\" has data ports \"i1\" to \"i%d\" and control ports \"c1\" to \"c%d\".",
-								 to->id, spec_op_ndata(to), to->nin - spec_op_ndata(to)));
-		if (to_port < 0)
-			spec_error(errmsg("operator \"%s\" has no input port \"%s\"",
-							  to->id, sp_json_shown(sp_json_string(r->doc, tp))),
-					   errdetail_plural("Operator \"%s\" has %d input port, \"i%d\".",
-										"Operator \"%s\" has %d input ports, \"i1\" to \"i%d\".",
-										to->nin, to->id, to->nin, to->nin));
-		if (spec_op_out_type(from, from_port) != spec_op_in_type(to, to_port) &&
-			spec_op_in_type(to, to_port) != SP_PORT_ANY)
-			spec_error(errmsg("cannot connect %s output of operator \"%s\" to %s input of operator \"%s\"",
-							  sp_port_type_name(spec_op_out_type(from, from_port)), from->id,
-							  sp_port_type_name(spec_op_in_type(to, to_port)), to->id),
-					   spec_op_out_type(from, from_port) == SP_PORT_BOOLEAN ?
-					   errhint("Put a BooleanToNumber operator between them.") : 0);
-		feed = &cfg->feeds[to->first_feed + to_port];
-		if (feed->op != -2)
-		{
-			int			by = r->fed_by[to->first_feed + to_port];
-
-			spec_error(errmsg("input port \"%s\" of operator \"%s\" is fed twice",
-							  spec_op_port_name(to, to_port), to->id),
-					   by < 0 ?
-					   errdetail("Pipeline input port %d feeds it, as \"%s\" is the entry operator.",
-								 feed->port + 1, to->id) :
-					   errdetail("Connection %d feeds it already.", by + 1));
-		}
-		feed->op = from_i;
-		feed->port = 0;
-		feed->slot = from->first_out + from_port;
-		r->fed_by[to->first_feed + to_port] = c;
-		cfg->ops[from_i].feeds_ops = true;
-		cfg->conns[c].from = from_i;
-		cfg->conns[c].from_port = from_port;
-		cfg->conns[c].to = to_i;
-		cfg->conns[c].to_port = to_port;
+		spec_wire(r, cj, c, c, from_i, to_i);
 	}
 	error_context_stack = callback.previous;
 	cfg->n_conns = c;
@@ -361,14 +373,17 @@ read_output_mappings(SpecReader *r, const SpJsonNode *j)
  * single: the spec is that one operator; else pipe holds "operators".
  */
 void
-spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single)
+spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single,
+					bool program)
 {
 	SpConfig   *cfg = r->cfg;
 	const SpJsonNode *ops_json = NULL;
-	const SpJsonNode *oj;
+	const SpJsonNode **nodes;
+	int		   *element;		/* per operator: its element of "operators" */
 	int			nfeeds = 0;
 	int			dup_first = -1,
 				dup_second = -1;
+	int			e = 0;
 	MemoryContext old;
 
 	if (single == NULL)
@@ -378,21 +393,37 @@ spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *sin
 			spec_error(errmsg("\"operators\" is required"));
 		if (sp_json_kind(ops_json) != SPJ_ARRAY || sp_json_first(ops_json) == NULL)
 			spec_error(errmsg("\"operators\" must be a non-empty array"));
-		cfg->n_ops = sp_json_count(ops_json);
-		if (cfg->n_ops > SP_MAX_OPERATORS)
+		if (sp_json_count(ops_json) > SP_MAX_OPERATORS)
 			spec_error(errmsg("too many operators"),
 					   errdetail("The pipeline has %d operators; at most %d are allowed.",
-								 cfg->n_ops, SP_MAX_OPERATORS));
+								 sp_json_count(ops_json), SP_MAX_OPERATORS));
 	}
-	else
-		cfg->n_ops = 1;
+	nodes = palloc(sizeof(SpJsonNode *) * (single ? 1 : sp_json_count(ops_json)));
+	element = palloc(sizeof(int) * (single ? 1 : sp_json_count(ops_json)));
+	cfg->n_ops = 0;
+	if (single)
+	{
+		nodes[0] = single;
+		element[cfg->n_ops++] = 0;
+	}
+	for (const SpJsonNode *oj = single ? NULL : sp_json_first(ops_json); oj;
+		 oj = sp_json_next(ops_json, oj), e++)
+	{
+		const SpJsonNode *t = sp_json_kind(oj) == SPJ_OBJECT ? sp_json_get(r->doc, oj, "type") : NULL;
+
+		/* a program's Input and Output are the program's, not the mesh's */
+		if (program && t && sp_json_kind(t) == SPJ_STRING &&
+			(sp_json_string_eq(r->doc, t, "Input") || sp_json_string_eq(r->doc, t, "Output")))
+			continue;
+		nodes[cfg->n_ops] = oj;
+		element[cfg->n_ops++] = e;
+	}
 	cfg->ops = spec_keep_alloc0(r, sizeof(SpOperator) * cfg->n_ops);
-	oj = single ? single : sp_json_first(ops_json);
-	for (int i = 0; i < cfg->n_ops; i++, oj = single ? NULL : sp_json_next(ops_json, oj))
+	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		SpOperator *op = &cfg->ops[i];
 
-		spec_read_operator(r, op, oj, i, single != NULL);
+		spec_read_operator(r, op, nodes[i], element[i], single != NULL);
 		op->first_feed = nfeeds;
 		nfeeds += op->nin;
 		op->nout = op->type->nout_from ? op->type->nout_from(&op->params) : 1;
@@ -420,7 +451,7 @@ spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *sin
 	if (dup_second >= 0)
 		spec_error(errmsg("duplicate operator id \"%s\"", cfg->ops[dup_second].id),
 				   errdetail("Elements %d and %d of \"operators\" have the same id.",
-							 dup_first + 1, dup_second + 1));
+							 element[dup_first] + 1, element[dup_second] + 1));
 
 	/* the total state is known now: refuse a pipeline too large at once */
 	old = MemoryContextSwitchTo(r->keep);
@@ -556,7 +587,7 @@ spec_read_pipeline(SpecReader *r, const SpJsonNode *doc)
 	if (typej != NULL && !sp_json_string_eq(r->doc, typej, "Pipeline"))
 	{
 		/* shorthand: one operator object */
-		spec_read_operators(r, NULL, doc);
+		spec_read_operators(r, NULL, doc, false);
 		pipe = NULL;			/* sp_json_get(NULL, ...) finds nothing */
 	}
 	else
@@ -566,7 +597,7 @@ spec_read_pipeline(SpecReader *r, const SpJsonNode *doc)
 		if (typej == NULL && sp_json_get(r->doc, doc, "operators") == NULL)
 			spec_error(errmsg("\"type\" is required"),
 					   errdetail("Only a pipeline, with \"operators\", may leave it out."));
-		spec_read_operators(r, doc, NULL);
+		spec_read_operators(r, doc, NULL, false);
 	}
 
 	j = sp_json_get(r->doc, pipe, "id");

@@ -152,7 +152,7 @@ spec_read_prototype(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 	spec_check_members(r, pj, prototype_fields, OWNER_PROTOTYPE, NULL);
 	sub = spec_keep_alloc0(r, sizeof(SpConfig));
 	r->cfg = sub;
-	spec_read_operators(r, pj, NULL);
+	spec_read_operators(r, pj, NULL, false);
 	sub->id = op->id;
 
 	sub->entry = prototype_end(r, pj, "entry", &port);
@@ -201,7 +201,7 @@ spec_read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNode *j)
 
 	sub = spec_keep_alloc0(r, sizeof(SpConfig));
 	r->cfg = sub;
-	spec_read_operators(r, j, NULL);
+	spec_read_operators(r, j, NULL, false);
 	sub->id = op->id;
 
 	sub->entry = spec_require_op(r, sp_json_string(r->doc, spec_string_member(r, j, "entryOperator", true)),

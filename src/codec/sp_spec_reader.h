@@ -123,11 +123,14 @@ extern void spec_read_trigger_set(SpecReader *r, SpOperator *op, const SpJsonNod
 
 /* sp_spec_mesh.c */
 extern SpConfig *spec_read_pipeline(SpecReader *r, const SpJsonNode *doc);
-extern void spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single);
+extern void spec_read_operators(SpecReader *r, const SpJsonNode *pipe, const SpJsonNode *single,
+								bool program);
+extern void spec_wire(SpecReader *r, const SpJsonNode *cj, int c, int slot, int from_i, int to_i);
 extern void spec_read_connections(SpecReader *r, const SpJsonNode *j);
 extern void spec_order_operators(SpecReader *r);
 extern void spec_check_input_entry(SpecReader *r);
 extern int	spec_require_op(SpecReader *r, const char *id, const char *field);
+extern int	spec_find_op(const SpecReader *r, const char *id);
 extern void spec_connection_context(void *arg);
 
 /* sp_spec_program.c */
