@@ -414,6 +414,24 @@ SELECT m, try_spec(replace(t, f, r)) FROM runmax_state,
           ('outside field missing', '"total": {"sum": 13, ', '"total": {'),
           ('Pipeline without key', '"p": {"has_key": 1', '"p": {"has_key": 0')) AS x(m, f, r);
 
+-- flush() closes the open segment: the Pipeline emits 21 (the maximum of
+-- run's 15 and 21) and total becomes 34; the value keeps no key, the
+-- Pipeline reset, the outside operators' sums (21, 34) kept, and reads back.
+-- A later run goes on from them: rows 7 (key 4) and 8 (key 5) make run
+-- 28 and 36; row 8 closes key 4's segment, maximum 28, total 62.
+CREATE TEMP TABLE runmax_flushed AS
+SELECT flush(pipeline_agg(at(i), ARRAY[i]::float8[], k, (SELECT p FROM runmax) ORDER BY i)) AS p
+FROM runmax_rows;
+SELECT ts, key, port, value FROM emissions((SELECT p FROM runmax_flushed));
+SELECT p::jsonb -> 'state' -> 'operators' FROM runmax_flushed;
+SELECT p::text::pipeline = p AS reads_back FROM runmax_flushed;
+SELECT ts, key, port, value FROM emissions((SELECT pipeline_agg(at(i), ARRAY[i]::float8[], k, p::text::pipeline ORDER BY i)
+  FROM (VALUES (7, 4), (8, 5)) AS r(i, k), runmax_flushed GROUP BY p::text));
+-- Without a key, the Pipeline's operators must be reset (the outside ones
+-- need not); a program buffers nothing between rows.
+SELECT try_spec(replace(p::text, '"max/count": 0, "max/extreme": 0', '"max/count": 1, "max/extreme": 5')) FROM runmax_flushed;
+SELECT try_spec(replace(t, '"buffer": [null, null]', '"buffer": [1, null]')) FROM runmax_state;
+
 -- A results table maintained on insert runs a program with operators
 -- outside its Pipeline, their state kept between statements: per sensor,
 -- the running sum of its readings before a Pipeline of each UTC day's
