@@ -54,6 +54,7 @@ OBJS = \
 	src/codec/sp_spec_mesh.o \
 	src/codec/sp_spec_nested.o \
 	src/codec/sp_spec_program.o \
+	src/codec/sp_spec_program_mesh.o \
 	src/codec/sp_spec_write.o \
 	src/codec/sp_spec_proto.o \
 	src/codec/sp_state.o \

@@ -12,6 +12,7 @@
  *	  sp_spec_nested.c   meshes within an operator: nested Pipeline,
  *	                     KeyedPipeline prototype, TriggerSet
  *	  sp_spec_program.c  programs, the original's form
+ *	  sp_spec_program_mesh.c  programs with operators outside their Pipeline
  *
  * All validation happens in these files, once, when a spec is read; the
  * engine trusts what it is given.  Messages follow the server's style: the
@@ -135,5 +136,34 @@ extern void spec_connection_context(void *arg);
 
 /* sp_spec_program.c */
 extern SpConfig *spec_read_program(SpecReader *r, const SpJsonNode *doc);
+
+/* sp_spec_program.c: the program's own operators, at most one of each */
+typedef enum ProgramRole
+{
+	ROLE_INPUT,
+	ROLE_PIPELINE,
+	ROLE_OUTPUT,
+	N_ROLES
+} ProgramRole;
+
+extern const char *const spec_role_names[];
+
+typedef struct ProgramReader
+{
+	const SpJsonNode *node[N_ROLES];	/* NULL when absent */
+	const char *id[N_ROLES];
+	int			nports[N_ROLES];	/* Input, Output: their ports */
+	SpPortType *types[N_ROLES];
+	int		   *input_to;		/* per Input port: the Pipeline data port it
+								 * feeds, SP_MAX_PORTS for c1, -1 none */
+	int		   *output_from;	/* per Output port: the Pipeline output port
+								 * feeding it, -1 none */
+	int			n_outside;		/* operators outside the Pipeline */
+} ProgramReader;
+
+extern int	spec_program_port(const char *s, char *kind, int limit);
+
+/* sp_spec_program_mesh.c: a program with operators outside its Pipeline */
+extern SpConfig *spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc);
 
 #endif							/* SP_SPEC_READER_H */
