@@ -550,6 +550,20 @@ read_outputs(SpecReader *r, const SpJsonNode *pipe)
 				   errdetail("Only a pipeline of one operator and one output port maps it by default."));
 }
 
+/* Every operator's every input port fed; where: a detail naming the mesh, or NULL. */
+void
+spec_check_fed(SpecReader *r, const char *where)
+{
+	const SpConfig *cfg = r->cfg;
+
+	for (int i = 0; i < cfg->n_ops; i++)
+		for (int p = 0; p < cfg->ops[i].nin; p++)
+			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
+				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
+								  spec_op_port_name(&cfg->ops[i], p), cfg->ops[i].id),
+						   where ? errdetail("%s", where) : 0);
+}
+
 /*
  * An Input inside a pipeline (the original's way to name its entry) passes
  * on the pipeline's data ports: it is the entry operator or nothing, so
@@ -628,11 +642,7 @@ spec_read_pipeline(SpecReader *r, const SpJsonNode *doc)
 		spec_read_connections(r, j);
 	else
 		cfg->conns = spec_keep_alloc0(r, sizeof(SpConnection));
-	for (int i = 0; i < cfg->n_ops; i++)
-		for (int p = 0; p < cfg->ops[i].nin; p++)
-			if (cfg->feeds[cfg->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
-								  spec_op_port_name(&cfg->ops[i], p), cfg->ops[i].id));
+	spec_check_fed(r, NULL);
 	spec_order_operators(r);
 
 	read_outputs(r, pipe);

@@ -112,12 +112,7 @@ finish_mesh(SpecReader *r, const SpJsonNode *j, const char *where)
 		spec_read_connections(r, cj);
 	else
 		sub->conns = spec_keep_alloc0(r, sizeof(SpConnection));
-	for (int i = 0; i < sub->n_ops; i++)
-		for (int p = 0; p < sub->ops[i].nin; p++)
-			if (sub->feeds[sub->ops[i].first_feed + p].op == -2)
-				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
-								  spec_op_port_name(&sub->ops[i], p), sub->ops[i].id),
-						   errdetail("%s", where));
+	spec_check_fed(r, where);
 	spec_check_input_entry(r);
 	spec_order_operators(r);
 	old = MemoryContextSwitchTo(r->keep);

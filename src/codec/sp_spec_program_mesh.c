@@ -444,11 +444,7 @@ spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 	cfg->feeds[pipe_op->first_feed + pipe_op->nin - 1].op = -1;
 	cfg->feeds[pipe_op->first_feed + pipe_op->nin - 1].port = 0;
 	mesh_connections(r, p, conns, pipe, key);
-	for (int i = 0; i < cfg->n_ops; i++)
-		for (int f = 0; f < cfg->ops[i].nin; f++)
-			if (cfg->feeds[cfg->ops[i].first_feed + f].op == -2)
-				spec_error(errmsg("input port \"%s\" of operator \"%s\" is not connected",
-								  spec_op_port_name(&cfg->ops[i], f), cfg->ops[i].id));
+	spec_check_fed(r, NULL);
 	spec_order_operators(r);
 	mesh_sides(r, p, pipe);
 	mesh_output(r, p, doc, pipe);

@@ -130,6 +130,7 @@ extern void spec_wire(SpecReader *r, const SpJsonNode *cj, int c, int slot, int 
 extern void spec_read_connections(SpecReader *r, const SpJsonNode *j);
 extern void spec_order_operators(SpecReader *r);
 extern void spec_check_input_entry(SpecReader *r);
+extern void spec_check_fed(SpecReader *r, const char *where);
 extern int	spec_require_op(SpecReader *r, const char *id, const char *field);
 extern int	spec_find_op(const SpecReader *r, const char *id);
 extern void spec_connection_context(void *arg);

@@ -173,6 +173,26 @@ write_operator(StringInfo buf, const SpOperator *op)
 	appendStringInfoChar(buf, '}');
 }
 
+/* {"from": ..., "to": ..., "fromPort": ..., "toPort": ...} */
+static void
+write_connection(StringInfo buf, const SpConfig *cfg, const SpConnection *conn)
+{
+	const SpOperator *to = &cfg->ops[conn->to];
+	int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
+
+	appendStringInfoString(buf, "{\"from\": ");
+	escape_json(buf, cfg->ops[conn->from].id);
+	appendStringInfoString(buf, ", \"to\": ");
+	escape_json(buf, to->id);
+	/* control ports after the data ports, as "c1", ... */
+	if (conn->to_port < nd)
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
+						 conn->from_port + 1, conn->to_port + 1);
+	else
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
+						 conn->from_port + 1, conn->to_port - nd + 1);
+}
+
 /* "operators" and "connections", a pipeline's or a prototype's */
 static void
 write_operators(StringInfo buf, const SpConfig *cfg)
@@ -187,26 +207,9 @@ write_operators(StringInfo buf, const SpConfig *cfg)
 	appendStringInfoString(buf, "], \"connections\": [");
 	for (int c = 0; c < cfg->n_conns; c++)
 	{
-		const SpConnection *conn = &cfg->conns[c];
-
 		if (c)
 			appendStringInfoString(buf, ", ");
-		appendStringInfoString(buf, "{\"from\": ");
-		escape_json(buf, cfg->ops[conn->from].id);
-		appendStringInfoString(buf, ", \"to\": ");
-		escape_json(buf, cfg->ops[conn->to].id);
-		{
-			const SpOperator *to = &cfg->ops[conn->to];
-			int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
-
-			/* control ports after the data ports, as "c1", ... */
-			if (conn->to_port < nd)
-				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
-								 conn->from_port + 1, conn->to_port + 1);
-			else
-				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
-								 conn->from_port + 1, conn->to_port - nd + 1);
-		}
+		write_connection(buf, cfg, &cfg->conns[c]);
 	}
 	appendStringInfoChar(buf, ']');
 }
@@ -278,20 +281,8 @@ write_program(StringInfo buf, const SpConfig *cfg)
 	}
 	for (int c = 0; c < cfg->n_conns; c++)
 	{
-		const SpConnection *conn = &cfg->conns[c];
-		const SpOperator *to = &cfg->ops[conn->to];
-		int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
-
-		appendStringInfoString(buf, ", {\"from\": ");
-		escape_json(buf, cfg->ops[conn->from].id);
-		appendStringInfoString(buf, ", \"to\": ");
-		escape_json(buf, to->id);
-		if (conn->to_port < nd)
-			appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
-							 conn->from_port + 1, conn->to_port + 1);
-		else
-			appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
-							 conn->from_port + 1, conn->to_port - nd + 1);
+		appendStringInfoString(buf, ", ");
+		write_connection(buf, cfg, &cfg->conns[c]);
 	}
 	for (int k = 0; k < cfg->n_out; k++)
 	{

@@ -81,17 +81,21 @@ join_step_vec_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	return true;
 }
 
+/* Join and Input: their ports' values on, each on the output of its number */
+#define PASS_PORTS_COMMON \
+	.nin_from = join_nports, \
+	.in_type = SP_PORT_NUMBER, \
+	.out_type = SP_PORT_NUMBER, \
+	.in_type_at = join_type_at, \
+	.nout_from = join_nports, \
+	.out_type_at = join_type_at, \
+	.step_multi = join_step_multi, \
+	.step_vec_multi = join_step_vec_multi
+
 const SpOpType sp_op_join = {
 	.name = "Join",
 	.params = join_params,
-	.nin_from = join_nports,
-	.in_type = SP_PORT_NUMBER,
-	.out_type = SP_PORT_NUMBER,
-	.in_type_at = join_type_at,
-	.nout_from = join_nports,
-	.out_type_at = join_type_at,
-	.step_multi = join_step_multi,
-	.step_vec_multi = join_step_vec_multi,
+	PASS_PORTS_COMMON,
 };
 
 /* Input of one port: the executor steps an operator of one output with step */
@@ -105,13 +109,6 @@ input_step(const SpParams *p, void *state, SpRing *rings, const double *in, doub
 const SpOpType sp_op_input = {
 	.name = "Input",
 	.params = input_params,
-	.nin_from = join_nports,
-	.in_type = SP_PORT_NUMBER,
-	.out_type = SP_PORT_NUMBER,
-	.in_type_at = join_type_at,
-	.nout_from = join_nports,
-	.out_type_at = join_type_at,
+	PASS_PORTS_COMMON,
 	.step = input_step,
-	.step_multi = join_step_multi,
-	.step_vec_multi = join_step_vec_multi,
 };
