@@ -403,6 +403,14 @@ FROM generate_series(1, 5) AS cut,
            FROM runmax_rows WHERE i <= cut) AS f,
   LATERAL (SELECT pipeline_agg(at(i), ARRAY[i]::float8[], k, first::text::pipeline ORDER BY i) AS resumed
            FROM runmax_rows WHERE i > cut) AS r;
+-- segment_agg starts each partition from the state a spec carries: from
+-- the state after row 3 (run 6, total 3, the Pipeline's open maximum 6),
+-- rows 4..6 give on row 5 the maximum 10 and total 13, and with
+-- close_at_end on row 6 21 and 34, as the whole run does.
+SELECT i, segment_agg(ARRAY[i]::float8[], k, (SELECT pipeline_agg(at(j), ARRAY[j]::float8[], m, (SELECT p FROM runmax) ORDER BY j)
+                                             FROM runmax_rows AS q(j, m) WHERE j <= 3), close_at_end => true) OVER (ORDER BY i)
+FROM runmax_rows WHERE i > 3 ORDER BY i;
+
 -- Hostile stored states are refused (22P02), naming the field: an outside
 -- operator's field of the wrong kind, or missing; the Pipeline without a
 -- key while its MaxTracker holds a state.
