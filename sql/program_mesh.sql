@@ -440,6 +440,42 @@ SELECT ts, key, port, value FROM emissions((SELECT pipeline_agg(at(i), ARRAY[i]:
 SELECT try_spec(replace(p::text, '"max/count": 0, "max/extreme": 0', '"max/count": 1, "max/extreme": 5')) FROM runmax_flushed;
 SELECT try_spec(replace(t, '"buffer": [null, null]', '"buffer": [1, null]')) FROM runmax_state;
 
+-- Several Pipelines fed from the same Input, keyed by the same port: each
+-- resets at a boundary, the operators outside them do not.  "p" keeps the
+-- segment's maximum of the running sum (3, 10, 21, as above), "q" the
+-- minimum of the values themselves (1, 3, 5), and "range", after both, their
+-- difference on each boundary (2, 7, 16).
+CREATE TEMP TABLE two_pipes AS SELECT $${
+  "operators": [
+    {"type": "Input", "id": "in", "portTypes": ["number", "number"]},
+    {"type": "CumulativeSum", "id": "run"},
+    {"type": "Pipeline", "id": "p", "operators": [{"type": "MaxTracker", "id": "max"}]},
+    {"type": "Pipeline", "id": "q", "operators": [{"type": "MinTracker", "id": "min"}]},
+    {"type": "Subtraction", "id": "range"}],
+  "connections": [
+    {"from": "in", "to": "run"}, {"from": "run", "to": "p"}, {"from": "in", "to": "q"},
+    {"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"},
+    {"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"},
+    {"from": "p", "to": "range", "toPort": "i1"}, {"from": "q", "to": "range", "toPort": "i2"}],
+  "entryOperator": "in",
+  "output": {"p": ["o1"], "q": ["o1"], "range": ["o1"]}}$$::pipeline AS p;
+SELECT p::text::pipeline = p AS reads_back FROM two_pipes;
+SELECT i, segment_agg(ARRAY[i]::float8[], k, (SELECT p FROM two_pipes), close_at_end => true) OVER (ORDER BY i)
+FROM runmax_rows ORDER BY i;
+SELECT count(*) AS cuts,
+       bool_and((whole::text::jsonb #- '{state,emissions}') = (resumed::text::jsonb #- '{state,emissions}')) AS same_state,
+       bool_and(mesh_em_of(first) || mesh_em_of(resumed) = mesh_em_of(whole)) AS same_emissions,
+       max(cardinality(mesh_em_of(whole))) AS emissions
+FROM generate_series(1, 5) AS cut,
+  LATERAL (SELECT pipeline_agg(at(i), ARRAY[i]::float8[], k, (SELECT p FROM two_pipes) ORDER BY i) AS whole FROM runmax_rows) AS w,
+  LATERAL (SELECT pipeline_agg(at(i), ARRAY[i]::float8[], k, (SELECT p FROM two_pipes) ORDER BY i) AS first
+           FROM runmax_rows WHERE i <= cut) AS f,
+  LATERAL (SELECT pipeline_agg(at(i), ARRAY[i]::float8[], k, first::text::pipeline ORDER BY i) AS resumed
+           FROM runmax_rows WHERE i > cut) AS r;
+-- flushed, both Pipelines reset and the value reads back
+SELECT flush(pipeline_agg(at(i), ARRAY[i]::float8[], k, (SELECT p FROM two_pipes) ORDER BY i))::text::pipeline IS NOT NULL AS reads_back
+FROM runmax_rows;
+
 -- A results table maintained on insert runs a program with operators
 -- outside its Pipeline, their state kept between statements: per sensor,
 -- the running sum of its readings before a Pipeline of each UTC day's
@@ -491,10 +527,17 @@ SELECT try_spec(format('{"operators": [%s, %s, {"type": "Scale", "id": "s", "val
 SELECT try_spec(format('{"operators": [%s, %s, {"type": "Scale", "id": "s", "value": 2}], "connections": [%s,
   {"from": "in", "to": "s"}, {"from": "s", "to": "p"}], "entryOperator": "in", "output": {"s": ["o1"]}}',
   input, pipe, key)) FROM mesh_parts;
--- two Pipelines fed from the same Input
+-- two Pipelines keyed by different Input ports; an operator between two
+-- Pipelines; a Pipeline fed by another
+SELECT try_spec(format('{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number", "number"]}, %s, %s],
+  "connections": [%s, {"from": "in", "to": "p"}, {"from": "in", "to": "q"}, {"from": "in", "to": "q", "fromPort": "o3", "toPort": "c1"}],
+  "entryOperator": "in", "output": {"p": ["o1"], "q": ["o1"]}}', pipe, replace(pipe, '"p"', '"q"'), key)) FROM mesh_parts;
 SELECT try_spec(format('{"operators": [%s, %s, %s, {"type": "Scale", "id": "s", "value": 2}], "connections": [%s,
-  {"from": "in", "to": "s"}, {"from": "s", "to": "p"}, {"from": "in", "to": "q"}, {"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"}],
-  "entryOperator": "in", "output": {"p": ["o1"]}}', input, pipe, replace(pipe, '"p"', '"q"'), key)) FROM mesh_parts;
+  {"from": "in", "to": "p"}, {"from": "p", "to": "s"}, {"from": "s", "to": "q"}, {"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"}],
+  "entryOperator": "in", "output": {"q": ["o1"]}}', input, pipe, replace(pipe, '"p"', '"q"'), key)) FROM mesh_parts;
+SELECT try_spec(format('{"operators": [%s, %s, %s], "connections": [%s,
+  {"from": "in", "to": "p"}, {"from": "p", "to": "q"}, {"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"}],
+  "entryOperator": "in", "output": {"q": ["o1"]}}', input, pipe, replace(pipe, '"p"', '"q"'), key)) FROM mesh_parts;
 -- vectors outside the Pipeline
 SELECT try_spec(format('{"operators": [%s, %s, {"type": "VectorCompose", "id": "c", "numPorts": 1}, {"type": "VectorExtract", "id": "x", "index": 0}],
   "connections": [%s, {"from": "in", "to": "c"}, {"from": "c", "to": "x"}, {"from": "x", "to": "p"}],

@@ -113,13 +113,18 @@ read_program_operators(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 		for (int k = 0; k < N_ROLES; k++)
 			if (p->id[k] && strcmp(p->id[k], place.id) == 0)
 				spec_error(errmsg("duplicate operator id \"%s\"", sp_json_shown(place.id)));
+		/* more Pipelines: the mesh's (spec_read_program_mesh) */
+		if (role == ROLE_PIPELINE && p->node[role] != NULL)
+		{
+			p->n_outside++;
+			error_context_stack = callback.previous;
+			continue;
+		}
 		if (p->node[role] != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("a program with more than one %s is not supported", spec_role_names[role]),
-					 errdetail("Operator \"%s\" is its %s already.", p->id[role], spec_role_names[role]),
-					 role == ROLE_PIPELINE ?
-					 errhint("The SQL key argument keys the segments of one Pipeline: write a program per Pipeline and call segment_agg once for each, with its key.") : 0));
+					 errdetail("Operator \"%s\" is its %s already.", p->id[role], spec_role_names[role])));
 		p->node[role] = oj;
 		p->id[role] = place.id;
 		if (role != ROLE_PIPELINE)

@@ -27,12 +27,24 @@ mesh_end(SpecReader *r, ProgramReader *p, const SpJsonNode *cj, const char *fiel
 	return spec_require_op(r, id, field);
 }
 
-/* Which Input port the key plays: the one wired to the Pipeline's "c1". */
-static int
-mesh_key_port(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int pipe)
+static inline bool
+is_pipe(const SpConfig *cfg, int i)
 {
+	return i >= 0 && cfg->ops[i].type == &sp_op_program_pipeline;
+}
+
+/*
+ * Which Input port the key plays: the one wired to every Pipeline's "c1"
+ * (the SQL call has one key argument).
+ */
+static int
+mesh_key_port(SpecReader *r, ProgramReader *p, const SpJsonNode *conns)
+{
+	const SpConfig *cfg = r->cfg;
 	int			key = -1;
 	int			c = 0;
+	int			to;
+	int		   *keyed = palloc0(sizeof(int) * cfg->n_ops);	/* 1 + its connection */
 	ErrorContextCallback callback;
 
 	callback.callback = spec_connection_context;
@@ -52,14 +64,15 @@ mesh_key_port(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int pipe
 							  sp_json_kind_name(sp_json_kind(cj))));
 		spec_check_members(r, cj, spec_connection_fields, OWNER_CONNECTION, NULL);
 		tp = spec_string_member(r, cj, "toPort", false);
-		if (mesh_end(r, p, cj, "to") != pipe || tp == NULL || !sp_json_string_eq(r->doc, tp, "c1"))
+		to = mesh_end(r, p, cj, "to");
+		if (!is_pipe(cfg, to) || tp == NULL || !sp_json_string_eq(r->doc, tp, "c1"))
 			continue;
 		from = mesh_end(r, p, cj, "from");
 		if (from != END_INPUT)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("control port \"c1\" of Pipeline \"%s\" fed by an operator is not supported",
-							p->id[ROLE_PIPELINE]),
+							cfg->ops[to].id),
 					 errdetail("The Pipeline's segments are the rows of equal values of the SQL call's key argument, which plays an Input port."),
 					 errhint("Wire an Input port to \"c1\", and compute the key in SQL.")));
 		fp = spec_string_member(r, cj, "fromPort", false);
@@ -67,18 +80,28 @@ mesh_key_port(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int pipe
 		if (port < 0 || kind != 'o')
 			spec_error(errmsg("operator \"%s\" has no output port \"%s\"", p->id[ROLE_INPUT],
 							  sp_json_shown(sp_json_string(r->doc, fp))));
-		if (key >= 0)
-			spec_error(errmsg("port \"c1\" of operator \"%s\" is fed twice", p->id[ROLE_PIPELINE]));
+		if (keyed[to])
+			spec_error(errmsg("port \"c1\" of operator \"%s\" is fed twice", cfg->ops[to].id),
+					   errdetail("Connection %d feeds it already.", keyed[to]));
 		if (p->types[ROLE_INPUT][port] != SP_PORT_NUMBER)
 			spec_error(errmsg("cannot connect %s port \"o%d\" of operator \"%s\" to number port \"c1\" of operator \"%s\"",
 							  sp_port_type_name(p->types[ROLE_INPUT][port]), port + 1,
-							  p->id[ROLE_INPUT], p->id[ROLE_PIPELINE]));
+							  p->id[ROLE_INPUT], cfg->ops[to].id));
+		if (key >= 0 && port != key)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("Pipelines keyed by two ports of Input \"%s\" are not supported", p->id[ROLE_INPUT]),
+					 errdetail("Port \"o%d\" feeds the \"c1\" of Pipeline \"%s\", port \"o%d\" that of another; the SQL call has one key argument.",
+							   port + 1, cfg->ops[to].id, key + 1),
+					 errhint("Key them by the same port, or write a program per key and call segment_agg once for each.")));
 		key = port;
+		keyed[to] = c + 1;
 	}
 	error_context_stack = callback.previous;
-	if (key < 0)
-		spec_error(errmsg("control port \"c1\" of Pipeline \"%s\" is not connected", p->id[ROLE_PIPELINE]),
-				   errdetail("The segment key reaches the Pipeline on \"c1\": wire the Input port the key argument plays to it."));
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (is_pipe(cfg, i) && !keyed[i])
+			spec_error(errmsg("control port \"c1\" of Pipeline \"%s\" is not connected", cfg->ops[i].id),
+					   errdetail("The segment key reaches the Pipeline on \"c1\": wire the Input port the key argument plays to it."));
 	return key;
 }
 
@@ -88,7 +111,7 @@ mesh_key_port(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int pipe
  * feed operators and the Output; the key port feeds "c1" only.
  */
 static void
-mesh_connections(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int pipe, int key)
+mesh_connections(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int key)
 {
 	SpConfig   *cfg = r->cfg;
 	ErrorContextCallback callback;
@@ -126,7 +149,7 @@ mesh_connections(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int p
 							to == END_INPUT ? p->id[ROLE_INPUT] : to == END_OUTPUT ?
 							p->id[ROLE_OUTPUT] : cfg->ops[to].id),
 					 errdetail("The Input feeds operators, and operators feed operators and the Output.")));
-		if (to == pipe && tp && sp_json_string_eq(r->doc, tp, "c1"))
+		if (is_pipe(cfg, to) && tp && sp_json_string_eq(r->doc, tp, "c1"))
 			continue;			/* the key: mesh_key_port */
 		if (from >= 0 && to >= 0)
 		{
@@ -206,26 +229,29 @@ mesh_connections(SpecReader *r, ProgramReader *p, const SpJsonNode *conns, int p
 }
 
 /*
- * Before and after: the operators the Pipeline's data reach it through,
- * and those its outputs reach.  An operator after it runs only when its
- * segment closes, on what it emits: fed by the Input or an operator before
- * it, it would never have all its inputs at once.
+ * Before and after: the operators the Pipelines' data reach them through,
+ * and those their outputs reach.  An operator after a Pipeline runs only
+ * when the segment closes, on what the Pipelines emit: fed by the Input or
+ * an operator before them, it would never have all its inputs at once, and
+ * what it gives could not reach a Pipeline, which runs on the rows.
  */
 static void
-mesh_sides(SpecReader *r, ProgramReader *p, int pipe)
+mesh_sides(SpecReader *r, ProgramReader *p)
 {
 	SpConfig   *cfg = r->cfg;
-	char	   *side = palloc0(cfg->n_ops);	/* 'b'efore, 'a'fter */
+	char	   *side = palloc0(cfg->n_ops);	/* 'b'efore, 'a'fter, 'p'ipeline */
 	int			n_post = 0;
 
-	side[pipe] = 'p';
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (is_pipe(cfg, i))
+			side[i] = 'p';
 	/* the order is topological: what feeds an operator comes before it */
 	for (int k = cfg->n_ops - 1; k >= 0; k--)
 	{
 		int			i = cfg->order[k];
 
 		for (int c = 0; c < cfg->n_conns && side[i] == 0; c++)
-			if (cfg->conns[c].from == i && (side[cfg->conns[c].to] == 'b' || cfg->conns[c].to == pipe))
+			if (cfg->conns[c].from == i && (side[cfg->conns[c].to] == 'b' || side[cfg->conns[c].to] == 'p'))
 				side[i] = 'b';
 	}
 	for (int k = 0; k < cfg->n_ops; k++)
@@ -233,7 +259,7 @@ mesh_sides(SpecReader *r, ProgramReader *p, int pipe)
 		int			i = cfg->order[k];
 
 		for (int c = 0; c < cfg->n_conns && side[i] == 0; c++)
-			if (cfg->conns[c].to == i && (side[cfg->conns[c].from] == 'a' || cfg->conns[c].from == pipe))
+			if (cfg->conns[c].to == i && (side[cfg->conns[c].from] == 'a' || side[cfg->conns[c].from] == 'p'))
 				side[i] = 'a';
 	}
 	for (int i = 0; i < cfg->n_ops; i++)
@@ -243,25 +269,33 @@ mesh_sides(SpecReader *r, ProgramReader *p, int pipe)
 		if (side[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("operator \"%s\" neither before nor after Pipeline \"%s\" is not supported",
-							op->id, p->id[ROLE_PIPELINE]),
+					 errmsg("operator \"%s\" neither before nor after the program's Pipeline is not supported",
+							op->id),
 					 errdetail("The operators outside a program's Pipeline feed it or are fed by it."),
 					 errhint("Compute it in SQL beside the call, or in a program of its own.")));
-		if (side[i] != 'a')
-			continue;
-		n_post++;
+		if (side[i] == 'a')
+			n_post++;
 		for (int f = 0; f < op->nin; f++)
 		{
 			const SpSource *feed = &cfg->feeds[op->first_feed + f];
+			char		from = feed->op == -1 ? 'b' : side[feed->op];
 
-			if (feed->op == -1 || side[feed->op] == 'b')
+			if (side[i] == 'a' && from == 'b')
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("operator \"%s\" after Pipeline \"%s\" fed by \"%s\" before it is not supported",
-								op->id, p->id[ROLE_PIPELINE],
-								feed->op == -1 ? p->id[ROLE_INPUT] : cfg->ops[feed->op].id),
+						 errmsg("operator \"%s\" after the program's Pipeline fed by \"%s\" before it is not supported",
+								op->id, feed->op == -1 ? p->id[ROLE_INPUT] : cfg->ops[feed->op].id),
 						 errdetail("An operator after the Pipeline runs when the Pipeline's segment closes, on what it emits; an operator before it runs on every row."),
 						 errhint("Feed it from the Pipeline only, or move what it needs into the Pipeline's outputs.")));
+			/* a Pipeline's control port is the key's (its feed stands for nothing) */
+			if (side[i] != 'a' && (from == 'a' || from == 'p') && !(side[i] == 'p' && f == op->nin - 1))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 side[i] == 'p' ?
+						 errmsg("Pipeline \"%s\" after another Pipeline is not supported", op->id) :
+						 errmsg("operator \"%s\" after one Pipeline and before another is not supported", op->id),
+						 errdetail("What a Pipeline emits reaches the operators after it when its segment closes; a Pipeline runs on the rows, as the operators before it do."),
+						 errhint("Nest one Pipeline among the operators of the other, or write a program per Pipeline.")));
 		}
 	}
 	cfg->n_post = n_post;
@@ -272,10 +306,11 @@ mesh_sides(SpecReader *r, ProgramReader *p, int pipe)
 			cfg->post_order[n_post++] = cfg->order[k];
 }
 
+/* Whether operator op is a Pipeline or after one: its outputs can be the program's. */
 static bool
-is_after(const SpConfig *cfg, int pipe, int op)
+is_after(const SpConfig *cfg, int op)
 {
-	if (op == pipe)
+	if (is_pipe(cfg, op))
 		return true;
 	for (int k = 0; k < cfg->n_post; k++)
 		if (cfg->post_order[k] == op)
@@ -288,7 +323,7 @@ is_after(const SpConfig *cfg, int pipe, int op)
  * an operator after it), or those operators' ports directly.
  */
 static void
-mesh_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc, int pipe)
+mesh_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 {
 	SpConfig   *cfg = r->cfg;
 	const SpJsonNode *j = sp_json_get(r->doc, doc, "output");
@@ -350,11 +385,11 @@ mesh_output(SpecReader *r, ProgramReader *p, const SpJsonNode *doc, int pipe)
 				from = p->output_from[2 * port];
 				port = p->output_from[2 * port + 1];
 			}
-			if (!is_after(cfg, pipe, from))
+			if (!is_after(cfg, from))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("output port \"o%d\" of operator \"%s\" before Pipeline \"%s\" as a program output is not supported",
-								port + 1, cfg->ops[from].id, p->id[ROLE_PIPELINE]),
+						 errmsg("output port \"o%d\" of operator \"%s\" before the program's Pipeline as a program output is not supported",
+								port + 1, cfg->ops[from].id),
 						 errdetail("A program's outputs are emitted when the Pipeline's segment closes: they are the Pipeline's, or those of operators after it.")));
 			for (int m = 0; m < n; m++)
 				if (cfg->out_op[m] == from && cfg->out_port[m] == port)
@@ -398,9 +433,7 @@ spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 {
 	SpConfig   *cfg = spec_keep_alloc0(r, sizeof(SpConfig));
 	const SpJsonNode *conns = sp_json_get(r->doc, doc, "connections");
-	SpOperator *pipe_op;
-	int			pipe,
-				key;
+	int			key;
 	MemoryContext old;
 
 	r->cfg = cfg;
@@ -409,27 +442,33 @@ spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 	for (int k = 0; k < N_ROLES; k++)
 		if (k != ROLE_PIPELINE && p->id[k] && spec_find_op(r, p->id[k]) >= 0)
 			spec_error(errmsg("duplicate operator id \"%s\"", sp_json_shown(p->id[k])));
-	pipe = spec_require_op(r, p->id[ROLE_PIPELINE], "operators");
-	pipe_op = &cfg->ops[pipe];
-	if (pipe_op->type != &sp_op_pipeline || pipe_op->params.sub->segment_rpn != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("Pipeline \"%s\" with vectors among operators outside it is not supported",
-						p->id[ROLE_PIPELINE]),
-				 errdetail("A program's Pipeline among operators outside it takes and gives numbers and booleans, and is keyed by the SQL call's key argument."),
-				 errhint("Move the operators outside it into it, or compose the vectors inside it.")));
-	pipe_op->type = &sp_op_program_pipeline;
-	cfg->program_pipe = pipe;
-	cfg->entry = pipe;
-	cfg->id = pipe_op->id;
-	cfg->late_drop = pipe_op->params.sub->late_drop;
+	/* the program's Pipelines: every nested one (its other operators are not) */
+	cfg->entry = spec_require_op(r, p->id[ROLE_PIPELINE], "operators");
+	cfg->id = cfg->ops[cfg->entry].id;
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		SpOperator *op = &cfg->ops[i];
+
+		if (op->params.sub == NULL)
+			continue;
+		if (op->type != &sp_op_pipeline || op->params.sub->segment_rpn != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("Pipeline \"%s\" with vectors among operators outside it is not supported",
+							op->id),
+					 errdetail("A program's Pipeline among operators outside it takes and gives numbers and booleans, and is keyed by the SQL call's key argument."),
+					 errhint("Move the operators outside it into it, or compose the vectors inside it.")));
+		op->type = &sp_op_program_pipeline;
+		/* late rows: dropped when a Pipeline says so */
+		cfg->late_drop |= op->params.sub->late_drop;
+	}
 
 	if (conns == NULL)
 		spec_error(errmsg("\"connections\" is required"));
 	if (sp_json_kind(conns) != SPJ_ARRAY)
 		spec_error(errmsg("\"connections\" must be an array, not %s",
 						  sp_json_kind_name(sp_json_kind(conns))));
-	key = mesh_key_port(r, p, conns, pipe);
+	key = mesh_key_port(r, p, conns);
 	if (p->nports[ROLE_INPUT] < 2)
 		spec_error(errmsg("Input \"%s\" has no data port", p->id[ROLE_INPUT]),
 				   errdetail("Its one port is the key."));
@@ -440,14 +479,18 @@ spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 	for (int k = 0, d = 0; k < p->nports[ROLE_INPUT]; k++)
 		if (k != key)
 			cfg->in_types[d++] = p->types[ROLE_INPUT][k];
-	/* the control port's value is not read (sp_op_program_pipeline) */
-	cfg->feeds[pipe_op->first_feed + pipe_op->nin - 1].op = -1;
-	cfg->feeds[pipe_op->first_feed + pipe_op->nin - 1].port = 0;
-	mesh_connections(r, p, conns, pipe, key);
+	/* a Pipeline's control port's value is not read (sp_op_program_pipeline) */
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (is_pipe(cfg, i))
+		{
+			cfg->feeds[cfg->ops[i].first_feed + cfg->ops[i].nin - 1].op = -1;
+			cfg->feeds[cfg->ops[i].first_feed + cfg->ops[i].nin - 1].port = 0;
+		}
+	mesh_connections(r, p, conns, key);
 	spec_check_fed(r, NULL);
 	spec_order_operators(r);
-	mesh_sides(r, p, pipe);
-	mesh_output(r, p, doc, pipe);
+	mesh_sides(r, p);
+	mesh_output(r, p, doc);
 	cfg->program_output = MemoryContextStrdup(r->keep, output_id(r, p));
 	old = MemoryContextSwitchTo(r->keep);
 	sp_config_vectors(cfg);

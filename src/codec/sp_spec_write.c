@@ -234,8 +234,6 @@ write_input_connection(StringInfo buf, const SpConfig *cfg, int from_port, const
 static void
 write_program(StringInfo buf, const SpConfig *cfg)
 {
-	const SpOperator *pipe = &cfg->ops[cfg->program_pipe];
-
 	appendStringInfoString(buf, "{\"operators\": [{\"type\": \"Input\", \"id\": ");
 	escape_json(buf, cfg->program_input);
 	appendStringInfoString(buf, ", \"portTypes\": [");
@@ -257,11 +255,16 @@ write_program(StringInfo buf, const SpConfig *cfg)
 	write_port_types(buf, cfg->out_types, cfg->n_out);
 	appendStringInfoString(buf, "}], \"connections\": [");
 	/* the key first, then the data ports by operator, then the mesh's */
-	appendStringInfoString(buf, "{\"from\": ");
-	escape_json(buf, cfg->program_input);
-	appendStringInfoString(buf, ", \"to\": ");
-	escape_json(buf, pipe->id);
-	appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c1\"}", cfg->program_key_port + 1);
+	for (int i = 0, n = 0; i < cfg->n_ops; i++)
+	{
+		if (cfg->ops[i].type != &sp_op_program_pipeline)
+			continue;
+		appendStringInfoString(buf, n++ ? ", {\"from\": " : "{\"from\": ");
+		escape_json(buf, cfg->program_input);
+		appendStringInfoString(buf, ", \"to\": ");
+		escape_json(buf, cfg->ops[i].id);
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c1\"}", cfg->program_key_port + 1);
+	}
 	for (int i = 0; i < cfg->n_ops; i++)
 	{
 		const SpOperator *op = &cfg->ops[i];
@@ -272,7 +275,7 @@ write_program(StringInfo buf, const SpConfig *cfg)
 			const SpSource *feed = &cfg->feeds[op->first_feed + f];
 			int			port;
 
-			if (feed->op != -1 || (i == cfg->program_pipe && f == op->nin - 1))
+			if (feed->op != -1 || (op->type == &sp_op_program_pipeline && f == op->nin - 1))
 				continue;
 			port = feed->port < cfg->program_key_port ? feed->port : feed->port + 1;
 			write_input_connection(buf, cfg, port, op,

@@ -690,25 +690,30 @@ check_state(SpScan *s, const SpState *st)
 			sp_scan_fail(s, "A program's state has a buffered value");
 	if (st->key == NULL)
 	{
-		/*
-		 * Without a key, nothing is buffered and every operator is reset; in
-		 * a program, those of its Pipeline (the others never reset).
-		 */
-		const SpOperator *pipe = cfg->program ? &cfg->ops[cfg->program_pipe] : NULL;
-		Size		from = pipe ? pipe->state_off : 0;
-		Size		to = pipe ? pipe->state_off + pipe->state_size : cfg->state_size;
-		int			ring0 = pipe ? pipe->first_ring : 0;
-		int			ring1 = pipe ? pipe->first_ring + pipe->n_rings : cfg->n_rings;
-
 		for (int i = 0; i < cfg->n_out; i++)
 			if (run->buffered[i])
 				sp_scan_fail(s, "A state without a key has a buffered value");
-		for (Size b = from; b < to; b++)
-			if (run->opstate[b] != 0)
-				sp_scan_fail(s, "A state without a key has operators not in their initial state");
-		for (int r = ring0; r < ring1; r++)
-			if (run->rings[r].count != 0)
-				sp_scan_fail(s, "A state without a key has operators not in their initial state");
+		/*
+		 * Without a key, nothing is buffered and every operator is reset; in
+		 * a program, those of its Pipelines (the others never reset).
+		 */
+		for (int i = 0; i < (cfg->program ? cfg->n_ops : 1); i++)
+		{
+			const SpOperator *pipe = cfg->program ? &cfg->ops[i] : NULL;
+			Size		from = pipe ? pipe->state_off : 0;
+			Size		to = pipe ? pipe->state_off + pipe->state_size : cfg->state_size;
+			int			ring0 = pipe ? pipe->first_ring : 0;
+			int			ring1 = pipe ? pipe->first_ring + pipe->n_rings : cfg->n_rings;
+
+			if (pipe && pipe->type != &sp_op_program_pipeline)
+				continue;
+			for (Size b = from; b < to; b++)
+				if (run->opstate[b] != 0)
+					sp_scan_fail(s, "A state without a key has operators not in their initial state");
+			for (int r = ring0; r < ring1; r++)
+				if (run->rings[r].count != 0)
+					sp_scan_fail(s, "A state without a key has operators not in their initial state");
+		}
 	}
 }
 

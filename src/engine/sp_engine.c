@@ -1214,23 +1214,14 @@ const SpOpType sp_op_program_pipeline = {
 	.step_at = program_pipeline_step_at,
 };
 
-/*
- * The key changed (or the partition ended): the Pipeline closes its segment
- * as a boundary does, its emissions go through the operators after it, and
- * what reaches the program's outputs is emitted.  The operators before it
- * do not run: the row that brought the new key runs after this, into the
- * Pipeline's next segment.
- */
+/* A program's Pipeline closes its segment: what it emits is in its slots. */
 static void
-program_close(SpRun *run)
+program_pipeline_close(SpRun *run, const SpOperator *pipe)
 {
-	const SpConfig *cfg = run->cfg;
-	const SpOperator *pipe = &cfg->ops[cfg->program_pipe];
 	const SpConfig *sub = pipe->params.sub;
 	char	   *state = run->opstate + pipe->state_off;
 	SpRun		view;
 
-	memset(run->have, 0, sizeof(bool) * cfg->n_slots);
 	nested_view(sub, state, run->rings + pipe->first_ring, run->ts, &view);
 	(void) sp_run_flush(&view);
 	for (int k = 0; k < sub->n_out; k++)
@@ -1240,6 +1231,24 @@ program_close(SpRun *run)
 	}
 	nested_store(sub, state, &view);
 	((NestedHeader *) state)->has_key = 0;
+}
+
+/*
+ * The key changed (or the partition ended): the Pipelines close their
+ * segments as a boundary does, their emissions go through the operators
+ * after them, and what reaches the program's outputs is emitted.  The
+ * operators before them do not run: the row that brought the new key runs
+ * after this, into the Pipelines' next segments.
+ */
+static void
+program_close(SpRun *run)
+{
+	const SpConfig *cfg = run->cfg;
+
+	memset(run->have, 0, sizeof(bool) * cfg->n_slots);
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (cfg->ops[i].type == &sp_op_program_pipeline)
+			program_pipeline_close(run, &cfg->ops[i]);
 	for (int k = 0; k < cfg->n_post; k++)
 		step_op(run, cfg->post_order[k]);
 	for (int j = 0; j < cfg->n_out; j++)

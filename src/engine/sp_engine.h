@@ -108,18 +108,17 @@ typedef struct SpConfig
 	SpValue    *nest_vout;
 
 	/*
-	 * A program with operators outside its Pipeline (docs/reference.md,
-	 * "Programs"): ops[program_pipe] is the Pipeline (sp_op_program_pipeline),
-	 * whose segments are the rows of equal keys; the operators before it and
-	 * after it run on every row and never reset, and the outputs, the
-	 * Pipeline's or those of operators after it, are emitted on the row that
-	 * produces them.  post_order: the operators after it, in execution
-	 * order.  The rest is for the canonical text: the Input's id, which of
-	 * its ports is the key (the others are the data ports, in order), and
-	 * the Output's id.
+	 * A program with operators outside its Pipelines (docs/reference.md,
+	 * "Programs"): its Pipelines are the operators of type
+	 * sp_op_program_pipeline, whose segments are the rows of equal keys; the
+	 * operators before them and after them run on every row and never
+	 * reset, and the outputs, the Pipelines' or those of operators after
+	 * them, are emitted on the row that produces them.  post_order: the
+	 * operators after them, in execution order.  The rest is for the
+	 * canonical text: the Input's id, which of its ports is the key (the
+	 * others are the data ports, in order), and the Output's id.
 	 */
 	bool		program;
-	int			program_pipe;
 	int			n_post;
 	int		   *post_order;
 	const char *program_input;
