@@ -138,8 +138,14 @@ SEEDS = [
     '"connections": [{"from": "in", "to": "d", "fromPort": "o1", "toPort": "i1"}, '
     '{"from": "in", "to": "d", "fromPort": "o2", "toPort": "i2"}, {"from": "d", "to": "s"}], '
     '"entryOperator": "in", "outputMappings": {"s": {"o1": "o1"}}}',
-    # a program with operators before and after its Pipeline
+    # a program with operators before and after its Pipeline; two Pipelines of one key
     PROGRAM_MESH,
+    '{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, '
+    '{"type": "Pipeline", "id": "p", "operators": [{"type": "MaxTracker", "id": "m"}]}, '
+    '{"type": "Pipeline", "id": "q", "operators": [{"type": "CountNumber", "id": "n"}]}, {"type": "Addition", "id": "a"}], '
+    '"connections": [{"from": "in", "to": "p"}, {"from": "in", "to": "q"}, {"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"}, '
+    '{"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"}, {"from": "p", "to": "a"}, {"from": "q", "to": "a", "toPort": "i2"}], '
+    '"entryOperator": "in", "output": {"a": ["o1"]}}',
 ]
 
 
