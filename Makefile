@@ -25,6 +25,7 @@ DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
 OBJS = \
 	src/engine/sp_sort.o \
 	src/engine/sp_engine.o \
+	src/engine/sp_visitor.o \
 	src/engine/sp_ring.o \
 	src/engine/sp_registry.o \
 	src/engine/sp_time.o \
@@ -48,6 +49,12 @@ OBJS = \
 	src/codec/sp_json.o \
 	src/codec/sp_jscan.o \
 	src/codec/sp_spec.o \
+	src/codec/sp_spec_suggest.o \
+	src/codec/sp_spec_param.o \
+	src/codec/sp_spec_mesh.o \
+	src/codec/sp_spec_nested.o \
+	src/codec/sp_spec_program.o \
+	src/codec/sp_spec_program_mesh.o \
 	src/codec/sp_spec_write.o \
 	src/codec/sp_spec_proto.o \
 	src/codec/sp_state.o \
@@ -76,7 +83,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

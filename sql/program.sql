@@ -178,7 +178,9 @@ SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryO
 -- a boolean Input port on the control
 SELECT try_spec(format('{"operators": [%s, %s], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1"]}}',
                        '{"type": "Input", "id": "in", "portTypes": ["number", "boolean"]}', pipe, data, control)) FROM prog_parts;
--- an operator outside the Pipeline; an unknown type; two Pipelines
+-- an operator outside the Pipeline that is not wired (a program may have
+-- them: program_mesh); an unknown type; two Pipelines, the second without
+-- its key
 SELECT try_spec(format('{"operators": [%s, %s, {"type": "Scale", "id": "s", "value": 2}], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1"]}}',
                        input, pipe, data, control)) FROM prog_parts;
 SELECT try_spec(format('{"operators": [%s, %s, {"type": "Ouptut", "id": "o", "portTypes": ["number"]}], "connections": [%s, %s], "entryOperator": "in", "output": {"p": ["o1"]}}',

@@ -173,6 +173,26 @@ write_operator(StringInfo buf, const SpOperator *op)
 	appendStringInfoChar(buf, '}');
 }
 
+/* {"from": ..., "to": ..., "fromPort": ..., "toPort": ...} */
+static void
+write_connection(StringInfo buf, const SpConfig *cfg, const SpConnection *conn)
+{
+	const SpOperator *to = &cfg->ops[conn->to];
+	int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
+
+	appendStringInfoString(buf, "{\"from\": ");
+	escape_json(buf, cfg->ops[conn->from].id);
+	appendStringInfoString(buf, ", \"to\": ");
+	escape_json(buf, to->id);
+	/* control ports after the data ports, as "c1", ... */
+	if (conn->to_port < nd)
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
+						 conn->from_port + 1, conn->to_port + 1);
+	else
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
+						 conn->from_port + 1, conn->to_port - nd + 1);
+}
+
 /* "operators" and "connections", a pipeline's or a prototype's */
 static void
 write_operators(StringInfo buf, const SpConfig *cfg)
@@ -187,33 +207,113 @@ write_operators(StringInfo buf, const SpConfig *cfg)
 	appendStringInfoString(buf, "], \"connections\": [");
 	for (int c = 0; c < cfg->n_conns; c++)
 	{
-		const SpConnection *conn = &cfg->conns[c];
-
 		if (c)
 			appendStringInfoString(buf, ", ");
-		appendStringInfoString(buf, "{\"from\": ");
-		escape_json(buf, cfg->ops[conn->from].id);
-		appendStringInfoString(buf, ", \"to\": ");
-		escape_json(buf, cfg->ops[conn->to].id);
-		{
-			const SpOperator *to = &cfg->ops[conn->to];
-			int			nd = to->nin - (to->type->nctl_from ? to->type->nctl_from(&to->params) : 0);
-
-			/* control ports after the data ports, as "c1", ... */
-			if (conn->to_port < nd)
-				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
-								 conn->from_port + 1, conn->to_port + 1);
-			else
-				appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c%d\"}",
-								 conn->from_port + 1, conn->to_port - nd + 1);
-		}
+		write_connection(buf, cfg, &cfg->conns[c]);
 	}
 	appendStringInfoChar(buf, ']');
+}
+
+/* An Input port's connection: {"from": Input, "to": op, ...}, its ports named */
+static void
+write_input_connection(StringInfo buf, const SpConfig *cfg, int from_port, const SpOperator *to,
+					   const char *to_port)
+{
+	appendStringInfoString(buf, ", {\"from\": ");
+	escape_json(buf, cfg->program_input);
+	appendStringInfoString(buf, ", \"to\": ");
+	escape_json(buf, to->id);
+	appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"%s\"}", from_port + 1, to_port);
+}
+
+/*
+ * A program with operators outside its Pipeline, as a program: its Input
+ * (the data ports and the key's), its operators, an Output of the
+ * program's outputs, and the connections of all of them.
+ */
+static void
+write_program(StringInfo buf, const SpConfig *cfg)
+{
+	appendStringInfoString(buf, "{\"operators\": [{\"type\": \"Input\", \"id\": ");
+	escape_json(buf, cfg->program_input);
+	appendStringInfoString(buf, ", \"portTypes\": [");
+	for (int k = 0, d = 0; k <= cfg->n_in; k++)
+	{
+		if (k)
+			appendStringInfoString(buf, ", ");
+		escape_json(buf, sp_port_type_name(k == cfg->program_key_port ? SP_PORT_NUMBER : cfg->in_types[d++]));
+	}
+	appendStringInfoString(buf, "]}");
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		appendStringInfoString(buf, ", ");
+		write_operator(buf, &cfg->ops[i]);
+	}
+	appendStringInfoString(buf, ", {\"type\": \"Output\", \"id\": ");
+	escape_json(buf, cfg->program_output);
+	appendStringInfoString(buf, ", \"portTypes\": ");
+	write_port_types(buf, cfg->out_types, cfg->n_out);
+	appendStringInfoString(buf, "}], \"connections\": [");
+	/* the key first, then the data ports by operator, then the mesh's */
+	for (int i = 0, n = 0; i < cfg->n_ops; i++)
+	{
+		if (cfg->ops[i].type != &sp_op_program_pipeline)
+			continue;
+		appendStringInfoString(buf, n++ ? ", {\"from\": " : "{\"from\": ");
+		escape_json(buf, cfg->program_input);
+		appendStringInfoString(buf, ", \"to\": ");
+		escape_json(buf, cfg->ops[i].id);
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"c1\"}", cfg->program_key_port + 1);
+	}
+	for (int i = 0; i < cfg->n_ops; i++)
+	{
+		const SpOperator *op = &cfg->ops[i];
+		int			nd = op->nin - (op->type->nctl_from ? op->type->nctl_from(&op->params) : 0);
+
+		for (int f = 0; f < op->nin; f++)
+		{
+			const SpSource *feed = &cfg->feeds[op->first_feed + f];
+			int			port;
+
+			if (feed->op != -1 || (op->type == &sp_op_program_pipeline && f == op->nin - 1))
+				continue;
+			port = feed->port < cfg->program_key_port ? feed->port : feed->port + 1;
+			write_input_connection(buf, cfg, port, op,
+								   f < nd ? psprintf("i%d", f + 1) : psprintf("c%d", f - nd + 1));
+		}
+	}
+	for (int c = 0; c < cfg->n_conns; c++)
+	{
+		appendStringInfoString(buf, ", ");
+		write_connection(buf, cfg, &cfg->conns[c]);
+	}
+	for (int k = 0; k < cfg->n_out; k++)
+	{
+		appendStringInfoString(buf, ", {\"from\": ");
+		escape_json(buf, cfg->ops[cfg->out_op[k]].id);
+		appendStringInfoString(buf, ", \"to\": ");
+		escape_json(buf, cfg->program_output);
+		appendStringInfo(buf, ", \"fromPort\": \"o%d\", \"toPort\": \"i%d\"}",
+						 cfg->out_port[k] + 1, k + 1);
+	}
+	appendStringInfoString(buf, "], \"entryOperator\": ");
+	escape_json(buf, cfg->program_input);
+	appendStringInfoString(buf, ", \"output\": {");
+	escape_json(buf, cfg->program_output);
+	appendStringInfoString(buf, ": [");
+	for (int k = 0; k < cfg->n_out; k++)
+		appendStringInfo(buf, "%s\"o%d\"", k ? ", " : "", k + 1);
+	appendStringInfoString(buf, "]}}");
 }
 
 void
 sp_spec_write(StringInfo buf, const SpConfig *cfg)
 {
+	if (cfg->program)
+	{
+		write_program(buf, cfg);
+		return;
+	}
 	appendStringInfoString(buf, "{\"type\": \"Pipeline\", \"id\": ");
 	escape_json(buf, cfg->id);
 	appendStringInfoString(buf, ", \"input_port_types\": ");

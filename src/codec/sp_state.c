@@ -684,18 +684,36 @@ check_state(SpScan *s, const SpState *st)
 	if (st->rows > st->discarded && !st->has_progress)
 		sp_scan_fail(s, "A state that processed rows must have a progress");
 	/* the emissions' time order is checked as they are read */
+	/* a program's outputs are emitted on the row that produces them */
+	for (int i = 0; cfg->program && i < cfg->n_out; i++)
+		if (run->buffered[i])
+			sp_scan_fail(s, "A program's state has a buffered value");
 	if (st->key == NULL)
 	{
-		/* without a key, nothing is buffered and every operator is reset */
 		for (int i = 0; i < cfg->n_out; i++)
 			if (run->buffered[i])
 				sp_scan_fail(s, "A state without a key has a buffered value");
-		for (Size b = 0; b < cfg->state_size; b++)
-			if (run->opstate[b] != 0)
-				sp_scan_fail(s, "A state without a key has operators not in their initial state");
-		for (int r = 0; r < cfg->n_rings; r++)
-			if (run->rings[r].count != 0)
-				sp_scan_fail(s, "A state without a key has operators not in their initial state");
+		/*
+		 * Without a key, nothing is buffered and every operator is reset; in
+		 * a program, those of its Pipelines (the others never reset).
+		 */
+		for (int i = 0; i < (cfg->program ? cfg->n_ops : 1); i++)
+		{
+			const SpOperator *pipe = cfg->program ? &cfg->ops[i] : NULL;
+			Size		from = pipe ? pipe->state_off : 0;
+			Size		to = pipe ? pipe->state_off + pipe->state_size : cfg->state_size;
+			int			ring0 = pipe ? pipe->first_ring : 0;
+			int			ring1 = pipe ? pipe->first_ring + pipe->n_rings : cfg->n_rings;
+
+			if (pipe && pipe->type != &sp_op_program_pipeline)
+				continue;
+			for (Size b = from; b < to; b++)
+				if (run->opstate[b] != 0)
+					sp_scan_fail(s, "A state without a key has operators not in their initial state");
+			for (int r = ring0; r < ring1; r++)
+				if (run->rings[r].count != 0)
+					sp_scan_fail(s, "A state without a key has operators not in their initial state");
+		}
 	}
 }
 

@@ -11,6 +11,11 @@
  * on it: that rule is the join, and nothing is left to buffer between rows,
  * so Join has no state.  Port k's value leaves on output port k, of the
  * same type ("portTypes").
+ *
+ * Input, inside a Pipeline, is the original's entry operator: it passes on
+ * the ports it is given.  It may only be a pipeline's entry (sp_spec_mesh.c),
+ * where every port receives a value on every row, so Join's rule is its
+ * own and it is a Join of one port or more.
  */
 #include "postgres.h"
 
@@ -22,6 +27,12 @@
 static const SpParamDef join_params[] = {
 	{"portTypes", SP_PARAM_PORT_TYPES, offsetof(SpParams, vec[0]), true, 0,
 	JOIN_MIN_PORTS, SP_MAX_PORTS, NULL},
+	SP_PARAM_END
+};
+
+static const SpParamDef input_params[] = {
+	{"portTypes", SP_PARAM_PORT_TYPES, offsetof(SpParams, vec[0]), true, 0,
+	1, SP_MAX_PORTS, NULL},
 	SP_PARAM_END
 };
 
@@ -70,15 +81,34 @@ join_step_vec_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
 	return true;
 }
 
+/* Join and Input: their ports' values on, each on the output of its number */
+#define PASS_PORTS_COMMON \
+	.nin_from = join_nports, \
+	.in_type = SP_PORT_NUMBER, \
+	.out_type = SP_PORT_NUMBER, \
+	.in_type_at = join_type_at, \
+	.nout_from = join_nports, \
+	.out_type_at = join_type_at, \
+	.step_multi = join_step_multi, \
+	.step_vec_multi = join_step_vec_multi
+
 const SpOpType sp_op_join = {
 	.name = "Join",
 	.params = join_params,
-	.nin_from = join_nports,
-	.in_type = SP_PORT_NUMBER,
-	.out_type = SP_PORT_NUMBER,
-	.in_type_at = join_type_at,
-	.nout_from = join_nports,
-	.out_type_at = join_type_at,
-	.step_multi = join_step_multi,
-	.step_vec_multi = join_step_vec_multi,
+	PASS_PORTS_COMMON,
+};
+
+/* Input of one port: the executor steps an operator of one output with step */
+static bool
+input_step(const SpParams *p, void *state, SpRing *rings, const double *in, double *out)
+{
+	*out = in[0];
+	return true;
+}
+
+const SpOpType sp_op_input = {
+	.name = "Input",
+	.params = input_params,
+	PASS_PORTS_COMMON,
+	.step = input_step,
 };

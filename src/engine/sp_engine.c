@@ -19,6 +19,7 @@
 static void state_too_large(int64 bytes);
 static SpPortType slot_type(const SpOperator *op, int port);
 static int	nested_n_rings(const SpConfig *sub);
+static void program_close(SpRun *run);
 
 void
 sp_config_layout(SpConfig *cfg)
@@ -452,6 +453,55 @@ run_some(SpRun *run, const SpOperator *op)
 	run->val[o] = out.x;
 }
 
+/* Operator i on this row: it runs when every data port received a value. */
+static inline void
+step_op(SpRun *run, int i)
+{
+	const SpConfig *cfg = run->cfg;
+	const SpOperator *op = &cfg->ops[i];
+	const SpSource *feed = &cfg->feeds[op->first_feed];
+	bool		ready = true;
+	int			o = op->first_out;
+
+	if (unlikely(op->type->step_some != NULL))
+	{
+		run_some(run, op);
+		return;
+	}
+	for (int j = 0; j < op->nin; j++)
+	{
+		if (feed[j].op < 0)
+			run->op_in[j] = run->row_in[feed[j].port];
+		else if (run->have[feed[j].slot])
+			run->op_in[j] = run->val[feed[j].slot];
+		else
+		{
+			ready = false;
+			break;
+		}
+	}
+	if (!ready)
+	{
+		for (int p = 0; p < op->nout; p++)
+			run->have[o + p] = false;
+	}
+	else if (unlikely(op->nout > 1))
+		(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
+									run->rings + op->first_ring, run->ts, run->op_in,
+									&run->val[o], &run->have[o]);
+	else if (op->timed)
+		run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
+										 run->rings + op->first_ring, run->ts,
+										 run->op_in, &run->val[o]);
+	else
+		run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
+									  run->rings + op->first_ring, run->op_in,
+									  &run->val[o]);
+	/* a lazy operator's output is computed now only if another needs it */
+	if (run->have[o] && op->lazy && op->feeds_ops)
+		run->val[o] = op_value(run, i);
+}
+
 /* Run the mesh on one data row and update the buffer. */
 static void
 forward(SpRun *run)
@@ -459,52 +509,7 @@ forward(SpRun *run)
 	const SpConfig *cfg = run->cfg;
 
 	for (int k = 0; k < cfg->n_ops; k++)
-	{
-		int			i = cfg->order[k];
-		const SpOperator *op = &cfg->ops[i];
-		const SpSource *feed = &cfg->feeds[op->first_feed];
-		bool		ready = true;
-		int			o = op->first_out;
-
-		if (unlikely(op->type->step_some != NULL))
-		{
-			run_some(run, op);
-			continue;
-		}
-		/* an operator runs when every data port received a value this row */
-		for (int j = 0; j < op->nin; j++)
-		{
-			if (feed[j].op < 0)
-				run->op_in[j] = run->row_in[feed[j].port];
-			else if (run->have[feed[j].slot])
-				run->op_in[j] = run->val[feed[j].slot];
-			else
-			{
-				ready = false;
-				break;
-			}
-		}
-		if (!ready)
-		{
-			for (int p = 0; p < op->nout; p++)
-				run->have[o + p] = false;
-		}
-		else if (unlikely(op->nout > 1))
-			(void) op->type->step_multi(&op->params, run->opstate + op->state_off,
-										run->rings + op->first_ring, run->ts, run->op_in,
-										&run->val[o], &run->have[o]);
-		else if (op->timed)
-			run->have[o] = op->type->step_at(&op->params, run->opstate + op->state_off,
-											 run->rings + op->first_ring, run->ts,
-											 run->op_in, &run->val[o]);
-		else
-			run->have[o] = op->type->step(&op->params, run->opstate + op->state_off,
-										  run->rings + op->first_ring, run->op_in,
-										  &run->val[o]);
-		/* a lazy operator's output is computed now only if another needs it */
-		if (run->have[o] && op->lazy && op->feeds_ops)
-			run->val[o] = op_value(run, i);
-	}
+		step_op(run, cfg->order[k]);
 	for (int j = 0; j < cfg->n_out; j++)
 	{
 		int			i = cfg->out_op[j];
@@ -710,7 +715,12 @@ sp_run_row(SpRun *run, const double *values, SpKeyEvent key)
 
 	if (key == SP_KEY_NEW)
 	{
-		if (run->has_key)
+		if (unlikely(cfg->program))
+		{
+			if (run->has_key)
+				program_close(run);
+		}
+		else if (run->has_key)
 			close_segment(run, values, true);
 		run->has_key = true;
 	}
@@ -745,7 +755,13 @@ bool
 sp_run_flush(SpRun *run)
 {
 	clear_emitted(run);
-	close_segment(run, NULL, false);
+	if (unlikely(run->cfg->program))
+	{
+		if (run->has_key)
+			program_close(run);
+	}
+	else
+		close_segment(run, NULL, false);
 	run->has_key = false;
 	return run->n_emitted > 0;
 }
@@ -1084,55 +1100,6 @@ nested_step(const SpParams *p, void *state, SpRing *rings, const double *in, dou
 	return nested_step_at(p, state, rings, 0, in, out);
 }
 
-/* sp_prefix_visitor (sp_operator.h): "<prefix>/<field>" names */
-#define PREFIXED(v, name) \
-	psprintf("%s/%s", ((SpPrefixVisitor *) (v))->prefix, (name))
-
-static void
-prefix_f64(SpStateVisitor *v, const char *name, double *field)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->f64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_i64(SpStateVisitor *v, const char *name, int64 *field)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->i64(in, PREFIXED(v, name), field);
-}
-
-static void
-prefix_f64s(SpStateVisitor *v, const char *name, double *field, int n)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->f64s(in, PREFIXED(v, name), field, n);
-}
-
-static void
-prefix_ring(SpStateVisitor *v, const char *name, SpRing *r)
-{
-	SpStateVisitor *in = ((SpPrefixVisitor *) v)->inner;
-
-	in->ring(in, PREFIXED(v, name), r);
-}
-
-SpStateVisitor *
-sp_prefix_visitor(SpPrefixVisitor *pv, SpStateVisitor *inner, const char *prefix)
-{
-	pv->v.f64 = prefix_f64;
-	pv->v.i64 = prefix_i64;
-	pv->v.f64s = prefix_f64s;
-	pv->v.ring = prefix_ring;
-	pv->v.private = NULL;
-	pv->inner = inner;
-	pv->prefix = prefix;
-	return &pv->v;
-}
-
 static void
 nested_visit(const SpParams *p, void *state, SpRing *rings, SpStateVisitor *v)
 {
@@ -1259,6 +1226,99 @@ const SpOpType sp_op_pipeline_vec = {
 	NESTED_PIPELINE_COMMON,
 	.step_vec_multi = nested_step_vec_multi,
 };
+
+/* ---- a program's Pipeline, among operators outside it ---- */
+
+/*
+ * Its key is the one its header holds, so that a row never closes its
+ * segment (program_close does); the first row of a segment opens it.
+ */
+static bool
+program_pipeline_step_multi(const SpParams *p, void *state, SpRing *rings, int64 ts,
+							const double *in, double *out, bool *have)
+{
+	const SpConfig *sub = p->sub;
+	const NestedHeader *h = state;
+	double		row[SP_MAX_PORTS + 1];
+
+	Assert(sub->n_in <= SP_MAX_PORTS);
+	memcpy(row, in, sizeof(double) * sub->n_in);
+	row[sub->n_in] = h->has_key ? h->key : 0.0;
+	return nested_step_multi(p, state, rings, ts, row, out, have);
+}
+
+static bool
+program_pipeline_step_at(const SpParams *p, void *state, SpRing *rings, int64 ts,
+						 const double *in, double *out)
+{
+	bool		have = false;
+
+	return program_pipeline_step_multi(p, state, rings, ts, in, out, &have) && have;
+}
+
+static bool
+program_pipeline_step(const SpParams *p, void *state, SpRing *rings, const double *in,
+					  double *out)
+{
+	return program_pipeline_step_at(p, state, rings, 0, in, out);
+}
+
+const SpOpType sp_op_program_pipeline = {
+	NESTED_PIPELINE_COMMON,
+	.step_multi = program_pipeline_step_multi,
+	.step = program_pipeline_step,
+	.step_at = program_pipeline_step_at,
+};
+
+/* A program's Pipeline closes its segment: what it emits is in its slots. */
+static void
+program_pipeline_close(SpRun *run, const SpOperator *pipe)
+{
+	const SpConfig *sub = pipe->params.sub;
+	char	   *state = run->opstate + pipe->state_off;
+	SpRun		view;
+
+	nested_view(sub, state, run->rings + pipe->first_ring, run->ts, &view);
+	(void) sp_run_flush(&view);
+	for (int k = 0; k < sub->n_out; k++)
+	{
+		run->have[pipe->first_out + k] = view.emitted[k];
+		run->val[pipe->first_out + k] = view.emit[k];
+	}
+	nested_store(sub, state, &view);
+	((NestedHeader *) state)->has_key = 0;
+}
+
+/*
+ * The key changed (or the partition ended): the Pipelines close their
+ * segments as a boundary does, their emissions go through the operators
+ * after them, and what reaches the program's outputs is emitted.  The
+ * operators before them do not run: the row that brought the new key runs
+ * after this, into the Pipelines' next segments.
+ */
+static void
+program_close(SpRun *run)
+{
+	const SpConfig *cfg = run->cfg;
+
+	memset(run->have, 0, sizeof(bool) * cfg->n_slots);
+	for (int i = 0; i < cfg->n_ops; i++)
+		if (cfg->ops[i].type == &sp_op_program_pipeline)
+			program_pipeline_close(run, &cfg->ops[i]);
+	for (int k = 0; k < cfg->n_post; k++)
+		step_op(run, cfg->post_order[k]);
+	for (int j = 0; j < cfg->n_out; j++)
+	{
+		int			i = cfg->out_op[j];
+		int			o = cfg->ops[i].first_out + cfg->out_port[j];
+
+		if (!run->have[o])
+			continue;
+		run->emitted[j] = true;
+		run->emit[j] = cfg->ops[i].lazy && !cfg->ops[i].feeds_ops ? op_value(run, i) : run->val[o];
+		run->n_emitted++;
+	}
+}
 
 const SpOpType *
 sp_config_nested(SpConfig *sub)

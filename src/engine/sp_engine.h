@@ -108,6 +108,24 @@ typedef struct SpConfig
 	int32	   *nest_lane_n;
 	SpValue    *nest_vin;
 	SpValue    *nest_vout;
+
+	/*
+	 * A program with operators outside its Pipelines (docs/reference.md,
+	 * "Programs"): its Pipelines are the operators of type
+	 * sp_op_program_pipeline, whose segments are the rows of equal keys; the
+	 * operators before them and after them run on every row and never
+	 * reset, and the outputs, the Pipelines' or those of operators after
+	 * them, are emitted on the row that produces them.  post_order: the
+	 * operators after them, in execution order.  The rest is for the
+	 * canonical text: the Input's id, which of its ports is the key (the
+	 * others are the data ports, in order), and the Output's id.
+	 */
+	bool		program;
+	int			n_post;
+	int		   *post_order;
+	const char *program_input;
+	int			program_key_port;
+	const char *program_output;
 } SpConfig;
 
 /*
@@ -266,6 +284,14 @@ extern const SpOpType sp_op_pipeline;
  * comes from its segment bytecode when it has one (no control port).
  */
 extern const SpOpType sp_op_pipeline_vec;
+
+/*
+ * The Pipeline of a program with operators outside it (scalar only): the
+ * same state as sp_op_pipeline, but its segments close when the program's
+ * key changes (sp_run_row), not on its control port, whose value it
+ * ignores.
+ */
+extern const SpOpType sp_op_program_pipeline;
 
 /*
  * For the spec reader, once a nested pipeline is read: the operator type

@@ -475,7 +475,8 @@ typedef struct SpOpType
 	X(sp_op_variable) \
 	X(sp_op_keyed_variable) \
 	X(sp_op_trigger_set) \
-	X(sp_op_time_shift)
+	X(sp_op_time_shift) \
+	X(sp_op_input)
 
 #define SP_DECLARE(sym) extern const SpOpType sym;
 

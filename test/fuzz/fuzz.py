@@ -44,6 +44,15 @@ KV_MAP = ('{"type": "Pipeline", "input_port_types": ["vector_number"], "operator
           '{"from": "q", "to": "kv", "toPort": "c1"}], "entryOperator": "in", "outputMappings": {"kv": {"o1": "o1"}}}')
 TRIGGER_MS = ('{"type": "TriggerSet", "input_port_type": "number", "output_port_type": "number", "operators": '
               '[{"type": "MovingSum", "id": "s", "window_size": 3}], "entryOperator": "s", "outputOperator": "s"}')
+PROGRAM_MESH = ('{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number", "number"]}, '
+                '{"type": "CumulativeSum", "id": "run"}, {"type": "Addition", "id": "add"}, '
+                '{"type": "Pipeline", "id": "p", "operators": [{"type": "MovingAverage", "id": "ma", "window_size": 2}]}, '
+                '{"type": "CountNumber", "id": "n"}, {"type": "Output", "id": "out", "portTypes": ["number", "number"]}], '
+                '"connections": [{"from": "in", "to": "run", "fromPort": "o1"}, {"from": "run", "to": "add"}, '
+                '{"from": "in", "to": "add", "fromPort": "o3", "toPort": "i2"}, {"from": "add", "to": "p"}, '
+                '{"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"}, {"from": "p", "to": "n"}, '
+                '{"from": "p", "to": "out"}, {"from": "n", "to": "out", "toPort": "i2"}], '
+                '"entryOperator": "in", "output": {"out": ["o1", "o2"]}}')
 SEEDS = [
     '{"type": "Identity"}',
     '{"type": "MovingAverage", "window_size": 3}',
@@ -123,6 +132,20 @@ SEEDS = [
     '{"type": "Variable", "default_value": 1}',
     KV_MAP,
     TRIGGER_MS,
+    # an Input as a Pipeline's entry (the original's way)
+    '{"type": "Pipeline", "operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, '
+    '{"type": "Subtraction", "id": "d"}, {"type": "MovingSum", "id": "s", "window_size": 2}], '
+    '"connections": [{"from": "in", "to": "d", "fromPort": "o1", "toPort": "i1"}, '
+    '{"from": "in", "to": "d", "fromPort": "o2", "toPort": "i2"}, {"from": "d", "to": "s"}], '
+    '"entryOperator": "in", "outputMappings": {"s": {"o1": "o1"}}}',
+    # a program with operators before and after its Pipeline; two Pipelines of one key
+    PROGRAM_MESH,
+    '{"operators": [{"type": "Input", "id": "in", "portTypes": ["number", "number"]}, '
+    '{"type": "Pipeline", "id": "p", "operators": [{"type": "MaxTracker", "id": "m"}]}, '
+    '{"type": "Pipeline", "id": "q", "operators": [{"type": "CountNumber", "id": "n"}]}, {"type": "Addition", "id": "a"}], '
+    '"connections": [{"from": "in", "to": "p"}, {"from": "in", "to": "q"}, {"from": "in", "to": "p", "fromPort": "o2", "toPort": "c1"}, '
+    '{"from": "in", "to": "q", "fromPort": "o2", "toPort": "c1"}, {"from": "p", "to": "a"}, {"from": "q", "to": "a", "toPort": "i2"}], '
+    '"entryOperator": "in", "output": {"a": ["o1"]}}',
 ]
 
 
@@ -208,6 +231,7 @@ STATE_SEEDS.append(('{"type": "BurstAggregate", "aggBytecode": [0, 0, 21, 0, 22,
 STATE_SEEDS.append(('{"type": "Variable", "default_value": 1}', '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [3], "operators": {"op1": {"set": 1, "value": 3}}, "emissions": []}'))
 STATE_SEEDS.append((KV_MAP, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [10], "operators": {"kv": {"map": [1, 10, "NaN", 2]}}, "emissions": []}'))
 STATE_SEEDS.append((TRIGGER_MS, '{"key_type": "double precision", "key": "1", "progress": "1970-01-01 00:00:00+00", "rows": 2, "discarded": 0, "late": 0, "buffer": [null], "operators": {"op1": {"s/nan": 0, "s/pinf": 0, "s/ninf": 0, "s/sum": 3, "s/sum_err": 0, "s/values": [1, 2]}}, "emissions": []}'))
+STATE_SEEDS.append((PROGRAM_MESH, '{"key_type": "integer", "key": "1", "progress": "2026-01-01 00:00:04+00", "rows": 4, "discarded": 0, "late": 0, "buffer": [null, null], "operators": {"run": {"sum": 10, "sum_err": 0}, "p": {"has_key": 1, "key": 0, "buffered": [1], "buffer": [15], "ma/nan": 0, "ma/pinf": 0, "ma/ninf": 0, "ma/sum": 30, "ma/sum_err": 0, "ma/values": [12, 18]}, "n": {"count": 1}}, "emissions": [["2026-01-01 00:00:03+00", "0", 1, 5], ["2026-01-01 00:00:03+00", "0", 2, 1]]}'))
 SEEDS += [c[:-1] + ', "state": ' + st + '}' for c, st in STATE_SEEDS]
 TOKENS = ['{', '}', '[', ']', ',', ':', '"', '\\', '\\u', '\\ud800', 'null', 'true', '-0', '1e308',
           '1e999', '0.5', '-1', '2147483648', '1000001', '"o0"', '"o99"', '"i2"', '"Pipeline"',
