@@ -36,7 +36,7 @@ declare -A STATEMENTS=([1]=2000 [100]=300 [10000]=6)
 for n in 1 100 10000; do
 	for t in p 1 2; do
 		echo "SELECT setval('s$t', nextval('s$t') + $n - 1) AS e \\gset
-INSERT INTO r$t (sensor_id, ts, v) SELECT g % $SENSORS + 1, timestamptz '2026-03-01 00:00+00' + (g / $SENSORS) * interval '3 min', ((g * 7919) % 1000) / 8.0::float8 FROM generate_series(:e - $n + 1, :e) AS g;" > "$DIR/$t-$n.sql"
+INSERT INTO r$t (sensor_id, ts, v) SELECT g % $SENSORS + 1, timestamptz '2026-03-01 00:00+00' + (g / $SENSORS) * interval '3 min', ((g::bigint * 7919) % 1000) / 8.0::float8 FROM generate_series(:e - $n + 1, :e) AS g;" > "$DIR/$t-$n.sql"
 	done
 done
 for r in $(seq 1 "$ROUNDS"); do
