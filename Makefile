@@ -83,7 +83,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh maintain_upgrade
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with

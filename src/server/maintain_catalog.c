@@ -115,19 +115,38 @@ maintain_extension_schema(void)
 static Oid
 catalog_relid(void)
 {
-	static Oid	cached_ext = InvalidOid;
 	static Oid	cached_rel = InvalidOid;
-	Oid			ext = get_extension_oid("segpipe", true);
+	static Oid	cached_nsp = InvalidOid;
+	Oid			ext;
 	Oid			nsp;
 	Oid			relid;
 
+	/*
+	 * The table found before, still there under its name in the same
+	 * schema: a member of the extension cannot be dropped or renamed but by
+	 * the extension's own scripts, and dropping the extension drops it.
+	 */
+	if (OidIsValid(cached_rel))
+	{
+		HeapTuple	t = SearchSysCache1(RELOID, ObjectIdGetDatum(cached_rel));
+		bool		same = false;
+
+		if (HeapTupleIsValid(t))
+		{
+			Form_pg_class c = (Form_pg_class) GETSTRUCT(t);
+
+			same = c->relnamespace == cached_nsp && strcmp(NameStr(c->relname), CATALOG_NAME) == 0 &&
+				superuser_arg(c->relowner);
+			ReleaseSysCache(t);
+		}
+		if (same)
+			return cached_rel;
+	}
+	ext = get_extension_oid("segpipe", true);
 	if (!OidIsValid(ext))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("extension \"segpipe\" is not installed in this database")));
-	if (ext == cached_ext && OidIsValid(cached_rel) &&
-		get_rel_relkind(cached_rel) == RELKIND_RELATION)
-		return cached_rel;
 	nsp = maintain_schema_of_extension(ext);
 	relid = get_relname_relid(CATALOG_NAME, nsp);
 	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
@@ -138,7 +157,7 @@ catalog_relid(void)
 				 errdetail("The extension's schema has no table \"%s\" of the extension, owned by a superuser.",
 						   CATALOG_NAME),
 				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
-	cached_ext = ext;
+	cached_nsp = nsp;
 	cached_rel = relid;
 	return relid;
 }
@@ -299,6 +318,34 @@ entries_where(int col, Datum value, int *n)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return out;
+}
+
+MaintainEntry *
+maintain_entry_fresh(int32 id, MaintainEntry *cached, bool *same)
+{
+	Relation	rel = catalog_open(AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	MaintainEntry *e = NULL;
+
+	*same = false;
+	ScanKeyInit(&key, C_ID, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		if (cached != NULL && cached->xmin == HeapTupleHeaderGetXmin(tup->t_data) &&
+			ItemPointerEquals(&cached->tid, &tup->t_self))
+		{
+			e = cached;
+			*same = true;
+		}
+		else
+			e = entry_from_tuple(tup, RelationGetDescr(rel));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return e;
 }
 
 MaintainEntry *

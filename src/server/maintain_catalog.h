@@ -74,6 +74,12 @@ extern Oid	maintain_extension_schema(void);
 extern Oid	maintain_schema_of_extension(Oid ext);
 extern Oid	maintain_pipeline_type(void);
 
+/*
+ * The catalog's row of that id: cached itself (*same) when the row is still
+ * the version cached was read from, else read again; NULL when none.
+ */
+extern MaintainEntry *maintain_entry_fresh(int32 id, MaintainEntry *cached, bool *same);
+
 /* The catalog's row of that id, or of that results table; NULL when none. */
 extern MaintainEntry *maintain_entry_by_id(int32 id);
 extern MaintainEntry *maintain_entry_by_results(Oid results);

@@ -210,7 +210,8 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
 				 errdetail("%s() takes the id of a row of segpipe's catalog of maintained results.", fn)));
 	/* checked before anything of the row's is locked or looked up */
-	e = maintain_entry_by_id((int32) id);
+	mp = maintain_plans_entry((int32) id);
+	e = mp != NULL ? mp->entry : NULL;
 	if (e == NULL ||
 		(partition ? !get_rel_relispartition(rel) ||
 		 !list_member_oid(get_partition_ancestors(rel), e->readings)
@@ -221,9 +222,7 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
 				 errdetail(e == NULL ? "segpipe's catalog of maintained results has no row %ld."
 						   : "Row %ld of segpipe's catalog of maintained results is of other readings.", id)));
-	mp = maintain_plans_for((int32) id);
-	if (mp == NULL)
-		elog(ERROR, "row %ld of segpipe's catalog of maintained results went away", id);
+	maintain_plans_ready(mp);
 	return mp;
 }
 

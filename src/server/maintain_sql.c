@@ -73,6 +73,31 @@ syscache_changed(Datum arg, int cacheid, uint32 hashvalue)
 	names_generation++;
 }
 
+/*
+ * A type changed: only the key's and the sensor column's types are named in
+ * the statements (every CREATE TABLE makes a row type, which changes no
+ * name they hold).
+ */
+static void
+type_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS seq;
+	MaintainPlans *mp;
+
+	if (all_plans == NULL || hashvalue == 0)
+	{
+		names_generation++;
+		return;
+	}
+	hash_seq_init(&seq, all_plans);
+	while ((mp = hash_seq_search(&seq)) != NULL)
+		if (mp->entry != NULL &&
+			(GetSysCacheHashValue1(TYPEOID, ObjectIdGetDatum(mp->entry->key_type)) == hashvalue ||
+			 (OidIsValid(mp->part_type) &&
+			  GetSysCacheHashValue1(TYPEOID, ObjectIdGetDatum(mp->part_type)) == hashvalue)))
+			mp->valid = false;
+}
+
 Oid
 maintain_array_type(Oid elem)
 {
@@ -532,6 +557,8 @@ build(MaintainPlans *mp, MaintainStatement which)
 static void
 forget(MaintainPlans *mp)
 {
+	if (mp->cxt == NULL)
+		return;					/* never made */
 	for (int i = 0; i < MS_N; i++)
 		if (mp->plans[i] != NULL)
 			SPI_freeplan(mp->plans[i]);
@@ -540,13 +567,15 @@ forget(MaintainPlans *mp)
 	if (mp->cxt != NULL)
 		MemoryContextDelete(mp->cxt);
 	mp->cxt = NULL;
+	mp->names_cxt = NULL;
 	mp->entry = NULL;
 	mp->valid = false;
 }
 
 static MaintainEntry *
-copy_entry(const MaintainEntry *e)
+copy_entry_into(const MaintainEntry *e, MemoryContext cxt)
 {
+	MemoryContext old = MemoryContextSwitchTo(cxt);
 	MaintainEntry *c = palloc(sizeof(MaintainEntry));
 
 	*c = *e;
@@ -559,6 +588,7 @@ copy_entry(const MaintainEntry *e)
 	c->hb_zone = e->hb_zone ? pstrdup(e->hb_zone) : NULL;
 	c->schedule = e->schedule ? pstrdup(e->schedule) : NULL;
 	c->cron_job = e->cron_job ? pstrdup(e->cron_job) : NULL;
+	MemoryContextSwitchTo(old);
 	return c;
 }
 
@@ -575,14 +605,13 @@ lock_tables(const MaintainEntry *e)
 }
 
 MaintainPlans *
-maintain_plans_for(int32 id)
+maintain_plans_entry(int32 id)
 {
-	MaintainEntry *e = maintain_entry_by_id(id);
 	MaintainPlans *mp;
+	MaintainEntry *e;
 	bool		found;
+	bool		same;
 
-	if (e == NULL)
-		return NULL;
 	if (all_plans == NULL)
 	{
 		HASHCTL		ctl;
@@ -594,53 +623,81 @@ maintain_plans_for(int32 id)
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 		CacheRegisterRelcacheCallback(relcache_changed, (Datum) 0);
 		CacheRegisterSyscacheCallback(NAMESPACEOID, syscache_changed, (Datum) 0);
-		CacheRegisterSyscacheCallback(TYPEOID, syscache_changed, (Datum) 0);
+		CacheRegisterSyscacheCallback(TYPEOID, type_changed, (Datum) 0);
 		CacheRegisterSyscacheCallback(OPEROID, syscache_changed, (Datum) 0);
 		CacheRegisterSyscacheCallback(COLLOID, syscache_changed, (Datum) 0);
 	}
-	/* locking takes the invalidations that came since: they may say the names changed */
-	lock_tables(e);
 	mp = hash_search(all_plans, &id, HASH_ENTER, &found);
 	if (!found)
-	{
 		memset((char *) mp + sizeof(int32), 0, sizeof(MaintainPlans) - sizeof(int32));
-		mp->cxt = NULL;
-	}
-	else if (mp->valid && mp->generation == names_generation && mp->entry != NULL &&
-			 mp->entry->xmin == e->xmin && ItemPointerEquals(&mp->entry->tid, &e->tid))
+	e = maintain_entry_fresh(id, mp->entry, &same);
+	if (same)
 		return mp;
-	else
-		forget(mp);
-
+	/* a row made again, or gone: nothing of the old one stays */
+	forget(mp);
+	if (e == NULL)
+	{
+		hash_search(all_plans, &id, HASH_REMOVE, NULL);
+		return NULL;
+	}
 	PG_TRY();
 	{
-		MemoryContext old;
-
 		mp->cxt = AllocSetContextCreate(TopMemoryContext, "segpipe maintenance statements",
 										ALLOCSET_SMALL_SIZES);
-		old = MemoryContextSwitchTo(mp->cxt);
-		mp->entry = copy_entry(e);
-		mp->generation = names_generation;
-		look_up_names(mp);
-		for (int i = 0; i < MS_N; i++)
-			mp->sql[i] = NULL;
-		MemoryContextSwitchTo(old);
+		mp->entry = copy_entry_into(e, mp->cxt);
 		memset(&mp->flinfo, 0, sizeof(FmgrInfo));
 		mp->flinfo.fn_mcxt = mp->cxt;
 		mp->flinfo.fn_oid = InvalidOid;
 		maintain_cache_init(&mp->cache, mp->cxt);
-		mp->valid = true;
+		mp->valid = false;
 	}
 	PG_CATCH();
 	{
 		if (mp->cxt != NULL)
 			MemoryContextDelete(mp->cxt);
-		mp->cxt = NULL;
-		mp->entry = NULL;
 		hash_search(all_plans, &id, HASH_REMOVE, NULL);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	return mp;
+}
+
+void
+maintain_plans_ready(MaintainPlans *mp)
+{
+	MemoryContext old;
+
+	/* locking takes the invalidations that came since: they may say the names changed */
+	lock_tables(mp->entry);
+	if (mp->valid && mp->generation == names_generation)
+		return;
+	/* the names again, and the statements with them; the kept runs stay */
+	for (int i = 0; i < MS_N; i++)
+	{
+		if (mp->plans[i] != NULL)
+			SPI_freeplan(mp->plans[i]);
+		mp->plans[i] = NULL;
+		mp->sql[i] = NULL;
+	}
+	if (mp->names_cxt != NULL)
+		MemoryContextReset(mp->names_cxt);
+	else
+		mp->names_cxt = AllocSetContextCreate(mp->cxt, "segpipe maintenance names",
+											  ALLOCSET_SMALL_SIZES);
+	mp->generation = names_generation;
+	old = MemoryContextSwitchTo(mp->names_cxt);
+	look_up_names(mp);
+	MemoryContextSwitchTo(old);
+	mp->valid = true;
+}
+
+MaintainPlans *
+maintain_plans_for(int32 id)
+{
+	MaintainPlans *mp = maintain_plans_entry(id);
+
+	if (mp != NULL)
+		maintain_plans_ready(mp);
 	return mp;
 }
 
@@ -653,7 +710,7 @@ maintain_plan(MaintainPlans *mp, MaintainStatement which, int nargs, Oid *argtyp
 
 		if (mp->sql[which] == NULL)
 		{
-			MemoryContext old = MemoryContextSwitchTo(mp->cxt);
+			MemoryContext old = MemoryContextSwitchTo(mp->names_cxt);
 
 			mp->sql[which] = build(mp, which);
 			MemoryContextSwitchTo(old);

@@ -67,6 +67,7 @@ typedef struct MaintainPlans
 {
 	int32		id;				/* hash key: the catalog row's id */
 	MemoryContext cxt;
+	MemoryContext names_cxt;	/* the names and statements' text, in cxt */
 	MaintainEntry *entry;		/* in cxt */
 	uint64		generation;		/* of the names the statements hold */
 	bool		valid;
@@ -106,9 +107,14 @@ extern const int maintain_n_settings;
  * The statements of catalog row id, valid now: its tables locked (the
  * readings AccessShareLock, the others RowExclusiveLock), its names looked
  * up again when anything they depend on changed.  NULL when the catalog has
- * no such row.  Call under maintain_settings.
+ * no such row.  Call under maintain_settings.  In two steps for the
+ * triggers, which check the row against the table they fire on before
+ * anything of it is locked: maintain_plans_entry (the row, read again only
+ * when its version changed), then maintain_plans_ready.
  */
 extern MaintainPlans *maintain_plans_for(int32 id);
+extern MaintainPlans *maintain_plans_entry(int32 id);
+extern void maintain_plans_ready(MaintainPlans *mp);
 
 /*
  * Statement which of mp, prepared (generic plan) and kept; nargs and
