@@ -99,6 +99,7 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \
 	"resume equivalence (text, COPY binary, libpq binary mode):python3 test/integration/resume.py" \
 	"windows of time against pandas (1000 irregular series; exact sums):/usr/bin/python3 test/integration/time_windows.py" \
+	"carried values against exact fractions (Berlin's 23- and 25-hour days):/usr/bin/python3 test/integration/carry_oracle.py" \
 	"input fuzzing:python3 test/fuzz/fuzz.py" \
 	"hostile roles through pg_dump and pg_restore:python3 test/integration/hostile_dump.py" \
 	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \
