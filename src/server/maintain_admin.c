@@ -572,34 +572,53 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
  * CASCADE or not: its type's columns in the state and checkpoint tables of
  * other roles would go with it, and a pg_cron job would be left behind.
  */
+static void
+refuse_extension_drop(const char *how)
+{
+	int			n;
+
+	(void) maintain_entries_all(&n);
+	if (n > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg_plural("cannot drop extension segpipe because it maintains %d results table",
+							   "cannot drop extension segpipe because it maintains %d results tables", n, n),
+				 errdetail("%s would drop the extension, the state columns of those tables with it, and leave their triggers and jobs behind.",
+						   how),
+				 errhint("Run segpipe_unmaintain() on each results table of the view segpipe_maintained first.")));
+}
+
 Datum
 segpipe_drop_starting(PG_FUNCTION_ARGS)
 {
 	EventTriggerData *trig;
 	ListCell   *lc;
+	Oid			ext;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "segpipe_drop_starting() was not called by the event trigger manager");
 	trig = (EventTriggerData *) fcinfo->context;
-	if (!OidIsValid(get_extension_oid("segpipe", true)))
+	ext = get_extension_oid("segpipe", true);
+	if (!OidIsValid(ext))
 		PG_RETURN_VOID();
+	/* the extension goes with a DROP EXTENSION, a DROP SCHEMA of its schema, a DROP OWNED of its owner */
 	if (IsA(trig->parsetree, DropStmt) && ((DropStmt *) trig->parsetree)->removeType == OBJECT_EXTENSION)
 	{
 		foreach(lc, ((DropStmt *) trig->parsetree)->objects)
-		{
-			int			n;
-
-			if (strcmp(strVal(lfirst(lc)), "segpipe") != 0)
-				continue;
-			(void) maintain_entries_all(&n);
-			if (n > 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-						 errmsg_plural("cannot drop extension segpipe because it maintains %d results table",
-									   "cannot drop extension segpipe because it maintains %d results tables", n, n),
-						 errdetail("Dropping it would drop the state columns of their tables and leave their triggers and jobs behind."),
-						 errhint("Run segpipe_unmaintain() on each results table of the view segpipe_maintained first.")));
-		}
+			if (strcmp(strVal(lfirst(lc)), "segpipe") == 0)
+				refuse_extension_drop("DROP EXTENSION");
+	}
+	else if (IsA(trig->parsetree, DropStmt) && ((DropStmt *) trig->parsetree)->removeType == OBJECT_SCHEMA)
+	{
+		foreach(lc, ((DropStmt *) trig->parsetree)->objects)
+			if (get_namespace_oid(strVal(lfirst(lc)), true) == maintain_schema_of_extension(ext))
+				refuse_extension_drop("DROP SCHEMA");
+	}
+	else if (IsA(trig->parsetree, DropOwnedStmt))
+	{
+		foreach(lc, ((DropOwnedStmt *) trig->parsetree)->roles)
+			if (get_rolespec_oid((RoleSpec *) lfirst(lc), true) == maintain_owner_of_extension(ext))
+				refuse_extension_drop("DROP OWNED");
 	}
 	watch_drop();
 	PG_RETURN_VOID();

@@ -72,6 +72,7 @@ typedef struct MaintainEntry
 /* The extension's schema and its type pipeline (by OID, not by name). */
 extern Oid	maintain_extension_schema(void);
 extern Oid	maintain_schema_of_extension(Oid ext);
+extern Oid	maintain_owner_of_extension(Oid ext);
 extern Oid	maintain_pipeline_type(void);
 
 /*
