@@ -10,6 +10,13 @@ as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# node-postgres for test/clients/clients.sh: Debian's node-pg, installed by
+# test/setup.sh --tests into /usr/share/nodejs, or where the machine's nodejs
+# is not Debian's (NodeSource's, which node-pg cannot depend on), unpacked
+# from Debian's archive into this cache.
+NODE_PG_CACHE=${NODE_PG_CACHE:-/var/cache/segpipe-node-pg}
+NODE_PG_PATH=/usr/share/nodejs:$NODE_PG_CACHE/usr/share/nodejs
+
 # The throwaway clusters' encoding and locale, whatever the caller's: without
 # LANG (su -, a minimal container) initdb would make a SQL_ASCII cluster.
 # pg_createcluster options (pg_virtualenv -c); test/pgcluster.py and
@@ -41,4 +48,37 @@ build_install() {
 	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" "$@" || return
 	remove_installed_scripts || return
 	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
+}
+
+# pg_virtualenv ... 2>&1 | server_log_excerpt: passes the output through,
+# but of the server logs pg_virtualenv prints when its command failed ("***
+# FILE (last 100 lines) ***", mostly the ERRORs the suites provoke on
+# purpose) only the lines that tell of a crash or a lost connection, with
+# the DETAIL that names the statement, and says how many it left out.
+server_log_excerpt() {
+	awk '
+	function done_section() {
+		if (in_log)
+			printf "   (%d more lines of %s not shown: the ERRORs the suites provoke on purpose, and their statements)\n", hidden, file
+		in_log = 0
+	}
+	/^\*\*\* .* \(last [0-9]+ lines\) \*\*\*$/ {
+		done_section()
+		in_log = 1; hidden = 0; file = $2; keep_detail = 0
+		print "*** the server log " file ": its lines that tell of a crash or a lost connection ***"
+		fflush(); next
+	}
+	in_log && /^\*\*\* / { done_section() }
+	in_log {
+		if (/PANIC:|TRAP:|FATAL:|terminated by signal|exited with exit code|was terminated|core dumped|leaked|still referenced/) {
+			print; keep_detail = 1
+		} else if (keep_detail && /^[[:space:]]|DETAIL:|CONTEXT:|STATEMENT:/ && !/ERROR:/) {
+			print
+		} else {
+			hidden++; keep_detail = 0
+		}
+		fflush(); next
+	}
+	{ print; fflush() }
+	END { done_section() }'
 }
