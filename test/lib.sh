@@ -51,34 +51,37 @@ build_install() {
 }
 
 # pg_virtualenv ... 2>&1 | server_log_excerpt: passes the output through,
-# but of the server logs pg_virtualenv prints when its command failed ("***
-# FILE (last 100 lines) ***", mostly the ERRORs the suites provoke on
-# purpose) only the lines that tell of a crash or a lost connection, with
-# the DETAIL that names the statement, and says how many it left out.
+# line by line as it comes, but of the server logs pg_virtualenv prints when
+# its command failed ("*** FILE (last 100 lines) ***", mostly the ERRORs the
+# suites provoke on purpose) only the lines that tell of a crash or a lost
+# connection, with the lines after them that name the statement, and says
+# how many it left out.  (Bash, not awk: mawk reads its input in blocks.)
 server_log_excerpt() {
-	awk '
-	function done_section() {
-		if (in_log)
-			printf "   (%d more lines of %s not shown: the ERRORs the suites provoke on purpose, and their statements)\n", hidden, file
-		in_log = 0
-	}
-	/^\*\*\* .* \(last [0-9]+ lines\) \*\*\*$/ {
-		done_section()
-		in_log = 1; hidden = 0; file = $2; keep_detail = 0
-		print "*** the server log " file ": its lines that tell of a crash or a lost connection ***"
-		fflush(); next
-	}
-	in_log && /^\*\*\* / { done_section() }
-	in_log {
-		if (/PANIC:|TRAP:|FATAL:|terminated by signal|exited with exit code|was terminated|core dumped|leaked|still referenced/) {
-			print; keep_detail = 1
-		} else if (keep_detail && /^[[:space:]]|DETAIL:|CONTEXT:|STATEMENT:/ && !/ERROR:/) {
-			print
-		} else {
-			hidden++; keep_detail = 0
-		}
-		fflush(); next
-	}
-	{ print; fflush() }
-	END { done_section() }'
+	local line file= hidden=0 detail=0
+	local heading='^\*\*\* (.*) \(last [0-9]+ lines\) \*\*\*$'
+	local crash='PANIC:|TRAP:|FATAL:|terminated by signal|exited with exit code|was terminated|core dumped|leaked|still referenced'
+	local follows='^[[:space:]]|DETAIL:|CONTEXT:|STATEMENT:'
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [[ $line =~ $heading ]] || { [ -n "$file" ] && [[ $line == '*** '* ]]; }; then
+			[ -z "$file" ] || echo "   ($hidden more lines of $file not shown: its start and stop, and the ERRORs the suites provoke on purpose with their statements)"
+			file= hidden=0 detail=0
+			if [[ $line =~ $heading ]]; then
+				file=${BASH_REMATCH[1]}
+				echo "*** the server log $file: its lines that tell of a crash or a lost connection ***"
+				continue
+			fi
+		fi
+		if [ -z "$file" ]; then
+			printf '%s\n' "$line"
+		elif [[ $line =~ $crash ]]; then
+			printf '%s\n' "$line"
+			detail=1
+		elif [ $detail = 1 ] && [[ $line =~ $follows ]] && [[ ! $line =~ ERROR: ]]; then
+			printf '%s\n' "$line"
+		else
+			hidden=$((hidden + 1))
+			detail=0
+		fi
+	done
+	[ -z "$file" ] || echo "   ($hidden more lines of $file not shown: its start and stop, and the ERRORs the suites provoke on purpose with their statements)"
 }
