@@ -207,13 +207,20 @@ FROM fx_spec, generate_series(2, 40) AS cut,
   LATERAL (SELECT pipeline_agg(at(i), ARRAY[v], k, first::text::pipeline ORDER BY i) AS resumed
            FROM fx_rows WHERE i >= cut) AS r;
 -- Through the binary form (COPY binary), mid-segment: the same value back.
-\set dir `d=$(mktemp -d) && chmod 777 "$d" && echo "$d"`
-\set copyfile :dir '/fused.bin'
+-- psql's \copy writes and reads the file (COPY TO STDOUT and FROM STDIN, the
+-- same send and receive functions), in a directory of the client's own that
+-- is removed again; \copy takes no variables, so it runs in that directory.
+\set cwd `pwd`
+\set dir `mktemp -d`
+\cd :dir
 CREATE TABLE fx_stored AS SELECT cut, pipeline_agg(at(i), ARRAY[v], k, spec ORDER BY i) AS p
 FROM fx_spec, fx_rows, generate_series(5, 40, 5) AS cut WHERE i < cut GROUP BY cut;
-COPY fx_stored TO :'copyfile' (FORMAT binary);
+\copy fx_stored TO 'fused.bin' (FORMAT binary)
 CREATE TABLE fx_restored (LIKE fx_stored);
-COPY fx_restored FROM :'copyfile' (FORMAT binary);
+\copy fx_restored FROM 'fused.bin' (FORMAT binary)
+\cd :cwd
+\setenv SEGPIPE_TEST_DIR :dir
+\! rm -rf "$SEGPIPE_TEST_DIR"
 SELECT count(*) AS pipelines, bool_and(s.p = r.p AND s.p::text = r.p::text) AS same
 FROM fx_stored s JOIN fx_restored r USING (cut);
 

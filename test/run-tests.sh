@@ -20,7 +20,8 @@ SEGPIPE_SUMMARY=$(mktemp)
 export SEGPIPE_FAILURES SEGPIPE_SUMMARY
 
 # the list of what failed and the summary line, last (after pg_virtualenv's
-# messages and, on a failure, the tail of the server's log it prints)
+# messages and, on a failure, the lines of the server's log it prints that
+# tell of a crash: lib.sh's server_log_excerpt)
 finish() {
 	echo
 	if [ -s "$SEGPIPE_FAILURES" ]; then
@@ -79,7 +80,7 @@ echo "== starting a throwaway cluster"
 # cluster's password).
 pg_virtualenv -t -v "$PG_MAJOR" -c "$CLUSTER_OPTS" -o "port=$(free_port)" -o "max_stack_depth=2MB" -o "shared_preload_libraries=pg_cron" \
 	-o "cron.database_name=postgres" -o "cron.use_background_workers=on" \
-	bash "$ROOT/test/in-cluster.sh" || status=$?
+	bash "$ROOT/test/in-cluster.sh" 2>&1 | server_log_excerpt || status=$?
 # in-cluster.sh's counts
 summary=$(cat "$SEGPIPE_SUMMARY")
 if [ -z "$summary" ]; then

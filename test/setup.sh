@@ -10,9 +10,9 @@
 #   test/setup.sh --valgrind  that and valgrind (test/valgrind.sh)
 #
 # Only what is missing is installed; when something is, apt-get update runs
-# first (a fresh machine has no package lists).  node-postgres is not a
-# Debian package: test/clients/clients.sh installs it from npm into a
-# temporary directory of its own on each run.
+# first (a fresh machine has no package lists).  Nothing comes from
+# elsewhere than Debian's archive: node-postgres is Debian's node-pg (see
+# lib.sh's NODE_PG_CACHE for a machine whose nodejs is not Debian's).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/test/lib.sh"
@@ -40,12 +40,11 @@ if [ $tests = 1 ]; then
 	# pg_cron (test/integration/recipe.py)
 	[ -f "/usr/lib/postgresql/$PG_MAJOR/lib/pg_cron.so" ] || need+=("postgresql-$PG_MAJOR-cron")
 	# the client snippets (test/clients/clients.sh): psycopg 3 with the
-	# system's python3, node and npm for node-postgres
+	# system's python3, node-postgres (node-pg, which brings nodejs)
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || need+=(python3-psycopg)
+	command -v node >/dev/null || need+=(node-pg)
 	# the duration windows' oracle (test/integration/time_windows.py)
 	/usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
-	command -v node >/dev/null || need+=(nodejs)
-	command -v npm >/dev/null || need+=(npm)
 	# static analysis (test/in-cluster.sh)
 	command -v cppcheck >/dev/null || need+=(cppcheck)
 	# libFuzzer (test/fuzz/libfuzz.sh)
@@ -68,8 +67,33 @@ if [ $tests = 1 ] || [ $valgrind = 1 ]; then
 	command -v valgrind >/dev/null || need+=(valgrind)
 fi
 
+updated=0
 if [ ${#need[@]} -gt 0 ]; then
 	echo "== installing: ${need[*]}"
 	as_root apt-get update -qq
+	updated=1
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# node-pg where a nodejs is there but no node-pg: installed when the nodejs
+# is Debian's; when it is not (apt-get cannot install node-pg beside it, and
+# replacing it is not ours to do), node-pg and the two packages of its
+# dependencies that pg needs are unpacked into NODE_PG_CACHE, as they are
+# in Debian's archive
+if [ $tests = 1 ] && ! NODE_PATH=$NODE_PG_PATH node -e "require('pg')" 2>/dev/null; then
+	[ $updated = 1 ] || as_root apt-get update -qq
+	if as_root apt-get install -s -qq node-pg >/dev/null 2>&1; then
+		echo "== installing: node-pg"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq node-pg >/dev/null
+	else
+		echo "== unpacking node-pg, node-split2 and node-xtend into $NODE_PG_CACHE" \
+			"(this machine's nodejs, $(node --version), is not Debian's)"
+		debs=$(mktemp -d)
+		chmod 755 "$debs" # apt-get download writes as _apt where it can
+		(cd "$debs" && apt-get download -qq node-pg node-split2 node-xtend 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) || true
+		as_root mkdir -p "$NODE_PG_CACHE"
+		for deb in "$debs"/*.deb; do as_root dpkg-deb -x "$deb" "$NODE_PG_CACHE"; done
+		rm -rf "$debs"
+		NODE_PATH=$NODE_PG_PATH node -e "require('pg')" || { echo "node-pg: not found in $NODE_PG_CACHE" >&2; exit 1; }
+	fi
 fi

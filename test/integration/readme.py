@@ -6,8 +6,10 @@ document's own; a document that does not create the extension itself gets it
 created first.  When a ```text block follows a ```sql block (nothing but blank
 lines between), that block is the output psql prints for it, and --check
 compares the two, so the documentation cannot drift from the code; a block
-with no output shown must print nothing.  --demo prints each query and its
-output instead.
+with no output shown must print nothing.  --check then runs the README's
+blocks and the tour's (docs/tour.md, without its CREATE EXTENSION) in one
+database, as a reader following both would, with the same comparisons.
+--demo prints each query and its output instead.
 
 Connection settings come from the environment (PGHOST, PGPORT, PGUSER), as
 set by pg_virtualenv.  Output is taken in the UTC time zone.
@@ -32,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DB = "segpipe_readme"
 FENCE = re.compile(r"^```(\w*)\s*$")
 CREATES = re.compile(r"(?i)\bCREATE\s+EXTENSION\s+segpipe\b")
+CREATE_STATEMENT = re.compile(r"(?im)^\s*CREATE\s+EXTENSION\s+segpipe\s*;[ \t]*$")
 
 
 def documents():
@@ -197,20 +200,24 @@ def normalise(text):
     return "\n".join(lines).strip("\n")
 
 
-def run_document(doc, mode):
-    """Runs a document's SQL blocks in a fresh database; returns (passed, failed)."""
-    runs = list(blocks(doc))
+def run_document(doc, mode, *more):
+    """Runs a document's SQL blocks in a fresh database, then those of the documents in
+    more, in the same database, skipping their CREATE EXTENSION segpipe (a reader who
+    follows the README and then the tour); returns (passed, failed)."""
+    runs = [(doc, sql, expected, line) for sql, expected, line in blocks(doc)]
+    for other in more:
+        runs += [(other, CREATE_STATEMENT.sub("", sql), expected, line) for sql, expected, line in blocks(other)]
     if not runs:
         return 0, 0
     passed = failed = 0
     subprocess.run(["dropdb", "--if-exists", DB], check=True, stderr=subprocess.DEVNULL)
     subprocess.run(["createdb", "-E", "UTF8", "-T", "template0", DB], check=True)
-    if not any(CREATES.search(sql) for sql, _, _ in runs):
+    if not any(CREATES.search(sql) for d, sql, _, _ in runs if d == doc):
         out = psql("CREATE EXTENSION segpipe;", DB)
         if out.strip():
             print(f"{doc}: CREATE EXTENSION segpipe printed\n{out}", file=sys.stderr)
             failed += 1
-    for sql, expected, line in runs:
+    for doc, sql, expected, line in runs:
         out = psql(sql, DB)
         if mode == "--demo":
             print("-" * 72)
@@ -244,6 +251,12 @@ def main():
         passed += p
         failed += f
     if mode != "--demo":
+        # a reader who follows the README and then the tour in one database: the
+        # tour's names must not clash with the README's, and its outputs stay as shown
+        p, f = run_document("README.md", mode, "docs/tour.md")
+        print(f"README.md, then docs/tour.md in the same database: {p} passed, {f} failed")
+        passed += p
+        failed += f
         for p, f in (check_snippets(docs), check_links(docs)):
             passed += p
             failed += f

@@ -13,6 +13,7 @@ OUT=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 export PG_CONFIG=/usr/lib/postgresql/$MAJOR/bin/pg_config
+. test/lib.sh
 echo "== PostgreSQL $MAJOR: $("$PG_CONFIG" --version), $(. /etc/os-release && echo "$PRETTY_NAME"), $(gcc --version | head -n 1)"
 passed=0
 failed=0
@@ -44,7 +45,7 @@ else
 fi
 rm -f "$log"
 summary=$(mktemp)
-pg_virtualenv -t -v "$MAJOR" -o max_stack_depth=2MB bash test/majors/in-cluster.sh new "$MAJOR" "$OUT" | tee "$summary"
+pg_virtualenv -t -v "$MAJOR" -o max_stack_depth=2MB bash test/majors/in-cluster.sh new "$MAJOR" "$OUT" 2>&1 | server_log_excerpt | tee "$summary"
 line=$(grep -E '^PostgreSQL [0-9]+ tests: [0-9]+ passed, [0-9]+ failed$' "$summary" | tail -n 1)
 rm -f "$summary"
 [ -n "$line" ] || line="PostgreSQL $MAJOR: 0 passed, 1 failed"

@@ -104,7 +104,7 @@ done
 echo "== $LABEL: PostgreSQL $PG_MAJOR, this machine's"
 mkdir -p "$work/out-$PG_MAJOR"
 pg_virtualenv -t -v "$PG_MAJOR" bash "$ROOT/test/majors/in-cluster.sh" old "$PG_MAJOR" "$work/out-$PG_MAJOR" \
-	2>&1 | tee "$work/log"
+	2>&1 | server_log_excerpt | tee "$work/log"
 tally "$work/log"
 
 for entry in $MATRIX; do

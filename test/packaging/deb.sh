@@ -122,7 +122,7 @@ n_bad=$(grep -cE '\.\.\. FAILED|^not ok [0-9]' "$work/check.log")
 passed=$((passed + n_ok))
 failed=$((failed + n_bad))
 if [ $rc != 0 ] || [ "$n_ok" = 0 ]; then
-	tail -n 80 "$work/check.log"
+	server_log_excerpt <"$work/check.log" | tail -n 80
 	bad "pg_buildext installcheck exited $rc"
 fi
 finish
