@@ -184,6 +184,9 @@ DROP SCHEMA eve_ext CASCADE;
 ALTER SCHEMA eve_old RENAME TO eve_ext;
 DROP EXTENSION segpipe;
 DROP EXTENSION segpipe CASCADE;
+-- (nor by dropping its schema, or everything she owns, which drop it too)
+DROP SCHEMA eve_ext CASCADE;
+DROP OWNED BY regress_segpipe_eve;
 RESET ROLE;
 SELECT count(*) AS state_columns FROM pg_attribute WHERE attrelid = 'daily_state'::regclass AND attname = 'state';
 
