@@ -549,4 +549,11 @@ SELECT try_spec(format('{"operators": [%s, %s, {"type": "Addition", "id": "a"}],
   input, pipe, key)) FROM mesh_parts;
 SELECT try_spec(format('{"operators": [%s, %s, {"type": "Scale", "id": "in", "value": 2}], "connections": [%s,
   {"from": "in", "to": "p"}], "entryOperator": "in", "output": {"p": ["o1"]}}', input, pipe, key)) FROM mesh_parts;
+-- a Pipeline among outside operators closes each segment afresh: an
+-- operator in it that carries values into the next segment is refused
+-- (0A000), where the same Pipeline alone as the call's spec carries
+SELECT try_spec(format('{"operators": [%s, {"type": "Pipeline", "id": "p", "operators": [{"type": "TimeWeightedAverage", "id": "w", "method": "locf", "carry": "locf"}]},
+  {"type": "Scale", "id": "s", "value": 2}], "connections": [%s, {"from": "in", "to": "s"}, {"from": "s", "to": "p"}],
+  "entryOperator": "in", "output": {"p": ["o1"]}}', input, key)) FROM mesh_parts;
+SELECT try_spec('{"type": "Pipeline", "id": "p", "operators": [{"type": "TimeWeightedAverage", "id": "w", "method": "locf", "carry": "locf"}]}');
 DROP FUNCTION mesh_em_of(pipeline);

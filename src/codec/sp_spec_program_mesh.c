@@ -458,6 +458,14 @@ spec_read_program_mesh(SpecReader *r, ProgramReader *p, const SpJsonNode *doc)
 							op->id),
 					 errdetail("A program's Pipeline among operators outside it takes and gives numbers and booleans, and is keyed by the SQL call's key argument."),
 					 errhint("Move the operators outside it into it, or compose the vectors inside it.")));
+		/* a program's Pipeline closes by a flush, which carries nothing */
+		if (op->params.sub->carries)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("Pipeline \"%s\" among operators outside it cannot carry values into its segments",
+							op->id),
+					 errdetail("An operator inside it has \"carry\"; a program's Pipeline starts each segment afresh."),
+					 errhint("Write the Pipeline alone, as the spec of the SQL call, to carry values.")));
 		op->type = &sp_op_program_pipeline;
 		/* late rows: dropped when a Pipeline says so */
 		cfg->late_drop |= op->params.sub->late_drop;
