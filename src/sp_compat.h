@@ -87,4 +87,15 @@
 #define SP_CLASS_OWNERCHECK(relid, role) pg_class_ownercheck((relid), (role))
 #endif
 
+/*
+ * A relation's primary key index: 18 asks whether a deferrable one counts
+ * (it does not here: the state tables' keys are made immediate).  Needs
+ * utils/relcache.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SP_PRIMARY_KEY_INDEX(rel) RelationGetPrimaryKeyIndex((rel), false)
+#else
+#define SP_PRIMARY_KEY_INDEX(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
+
 #endif							/* SP_COMPAT_H */

@@ -56,8 +56,8 @@ qualified(Oid relid)
 static Oid
 trigger_function(const char *name)
 {
-	List	   *n = list_make2(makeString(get_namespace_name(maintain_extension_schema())),
-							   makeString(pstrdup(name)));
+	char	   *nsp = get_namespace_name(maintain_extension_schema());
+	List	   *n = list_make2(makeString(nsp), makeString(pstrdup(name)));
 
 	return LookupFuncName(n, 0, NULL, false);
 }

@@ -30,6 +30,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "sp_compat.h"
 #include "maintain_sql.h"
 
 const SpSetting maintain_settings[] = {
@@ -153,7 +154,7 @@ static char *
 state_key_equality(Oid state_rel)
 {
 	Relation	rel = table_open(state_rel, AccessShareLock);
-	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+	Oid			pk = SP_PRIMARY_KEY_INDEX(rel);
 	HeapTuple	it;
 	Form_pg_index index;
 	Datum		d;
