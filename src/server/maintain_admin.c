@@ -56,9 +56,9 @@ qualified(Oid relid)
 static Oid
 trigger_function(const char *name)
 {
-	char	   *nsp = get_namespace_name(maintain_extension_schema());
-	List	   *n = list_make2(makeString(nsp), makeString(pstrdup(name)));
+	List	   *n = list_make1(makeString(get_namespace_name(maintain_extension_schema())));
 
+	n = lappend(n, makeString(pstrdup(name)));
 	return LookupFuncName(n, 0, NULL, false);
 }
 
