@@ -17,7 +17,6 @@
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
-#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
@@ -38,7 +37,6 @@
 #include "maintain_catalog.h"
 
 PG_FUNCTION_INFO_V1(segpipe_catalog_register);
-PG_FUNCTION_INFO_V1(segpipe_catalog_unregister);
 
 #define CATALOG_NAME "segpipe_catalog"
 
@@ -367,15 +365,6 @@ maintain_entry_fresh(int32 id, MaintainEntry *cached, bool *same)
 }
 
 MaintainEntry *
-maintain_entry_by_id(int32 id)
-{
-	int			n;
-	MaintainEntry **e = entries_where(C_ID, Int32GetDatum(id), &n);
-
-	return n == 1 ? e[0] : NULL;
-}
-
-MaintainEntry *
 maintain_entry_by_results(Oid results)
 {
 	int			n;
@@ -405,20 +394,6 @@ MaintainEntry **
 maintain_entries_all(int *n)
 {
 	return entries_where(0, (Datum) 0, n);
-}
-
-MaintainEntry **
-maintain_entries_of_readings(Oid relid, int *n)
-{
-	List	   *ancestors = get_rel_relispartition(relid) ? get_partition_ancestors(relid) : NIL;
-	int			all;
-	MaintainEntry **e = maintain_entries_all(&all);
-
-	*n = 0;
-	for (int i = 0; i < all; i++)
-		if (e[i]->readings == relid || list_member_oid(ancestors, e[i]->readings))
-			e[(*n)++] = e[i];
-	return e;
 }
 
 /* ---- writing ---- */
@@ -511,21 +486,6 @@ segpipe_catalog_register(PG_FUNCTION_ARGS)
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 	PG_RETURN_INT32(id);
-}
-
-/*
- * segpipe_catalog_unregister(results): the row goes, for the owner of the
- * readings (or of the results table once the readings are gone).
- */
-Datum
-segpipe_catalog_unregister(PG_FUNCTION_ARGS)
-{
-	MaintainEntry *e = maintain_entry_required(PG_GETARG_OID(0));
-
-	require_owner(get_rel_relkind(e->readings) != '\0' ? e->readings : e->results,
-				  "table");
-	maintain_entry_delete(e);
-	PG_RETURN_VOID();
 }
 
 void

@@ -11,7 +11,7 @@
  * table's OID.  Tables are kept as regclass (OIDs, which pg_dump writes as
  * names and pg_restore reads back as the new OIDs), columns by name.  No
  * role may write the table: segpipe_catalog_register and
- * segpipe_catalog_unregister write it, each only for the role that owns
+ * segpipe_unmaintain write it, each only for the role that owns
  * the readings.
  */
 #ifndef MAINTAIN_CATALOG_H
@@ -81,8 +81,7 @@ extern Oid	maintain_pipeline_type(void);
  */
 extern MaintainEntry *maintain_entry_fresh(int32 id, MaintainEntry *cached, bool *same);
 
-/* The catalog's row of that id, or of that results table; NULL when none. */
-extern MaintainEntry *maintain_entry_by_id(int32 id);
+/* The catalog's row of that results table; NULL when none. */
 extern MaintainEntry *maintain_entry_by_results(Oid results);
 
 /*
@@ -90,13 +89,6 @@ extern MaintainEntry *maintain_entry_by_results(Oid results);
  * (42704).
  */
 extern MaintainEntry *maintain_entry_required(Oid results);
-
-/*
- * The entries whose readings are relid or one of its ancestors (a
- * partitioned table's partitions carry the triggers of its root): an array
- * of *n entries.
- */
-extern MaintainEntry **maintain_entries_of_readings(Oid relid, int *n);
 
 /*
  * The row of e goes, with no check of the caller: for the callers that
