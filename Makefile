@@ -9,12 +9,15 @@
 
 EXTENSION = segpipe
 MODULE_big = segpipe
-# The install script of the first version and the chain of upgrade scripts
-# from it: CREATE EXTENSION runs segpipe--0.1.0.sql, then each upgrade
-# script up to default_version, so a fresh install and an upgraded one run
-# the same statements.  A released script never changes; a new version adds
-# one upgrade script here.
-DATA = src/segpipe--0.1.0.sql $(sort $(wildcard src/segpipe--*--*.sql))
+# The install script and the update scripts are built from src/sql/, where
+# each SQL object is defined once (src/sql/build.sh says how): the install
+# script of the default version, and an update script to it from each
+# released version.  A release adds its version to SEGPIPE_UPDATES_FROM.
+# The released versions' own scripts are test fixtures (test/released/,
+# make install-released), for the upgrade tests only.
+SEGPIPE_UPDATES_FROM = 0.1.0 0.2.0 0.3.0 0.4.0 0.5.0 0.6.0 0.7.0 0.8.0 0.9.0
+DATA_built = segpipe--$(SEGPIPE_VERSION).sql \
+	$(foreach v,$(SEGPIPE_UPDATES_FROM),segpipe--$(v)--$(SEGPIPE_VERSION).sql)
 
 # src/ has three layers, each including only its own headers and those of
 # the layers below it: engine/ (the segment rule, the mesh executor, the
@@ -84,6 +87,11 @@ OBJS = \
 	src/server/sp_heartbeat.o
 
 REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh maintain_upgrade
+# the suites that start from a released version (CREATE EXTENSION segpipe
+# VERSION '0.4.0', then ALTER EXTENSION segpipe UPDATE): they need the
+# released scripts installed (make install-released), which test/run-tests.sh
+# and the version matrix do; a package's installcheck has only the built ones
+REGRESS_RELEASED = upgrade maintain_insert trusted hostile maintain_upgrade
 REGRESS_OPTS = --encoding=UTF8
 
 # Warnings we want to hear about; test/run-tests.sh makes them errors with
@@ -103,3 +111,24 @@ include $(PGXS)
 # PGXS tracks no header dependencies: a changed struct must rebuild every
 # object that sees it.
 $(OBJS): $(wildcard src/*.h src/*/*.h)
+
+# the scripts, from src/sql/ (every topic file and delta is a prerequisite:
+# a change to one rebuilds them all)
+SEGPIPE_SQL_SOURCES = $(wildcard $(srcdir)/src/sql/*.sql $(srcdir)/src/sql/updates/*.sql) $(srcdir)/src/sql/build.sh
+segpipe--$(SEGPIPE_VERSION).sql: $(SEGPIPE_SQL_SOURCES)
+	sh $(srcdir)/src/sql/build.sh $(SEGPIPE_VERSION) >$@.tmp && mv $@.tmp $@
+segpipe--%--$(SEGPIPE_VERSION).sql: $(SEGPIPE_SQL_SOURCES)
+	sh $(srcdir)/src/sql/build.sh $(SEGPIPE_VERSION) $* >$@.tmp && mv $@.tmp $@
+
+# The released versions' scripts, as they were released, beside the built
+# ones: CREATE EXTENSION segpipe VERSION '0.4.0' then works, for the upgrade
+# suites (upgrade, maintain_upgrade, ...).  Not part of an install.
+ifeq ($(wildcard $(DESTDIR)$(datadir)/extension/segpipe--0.1.0.sql),)
+REGRESS := $(filter-out $(REGRESS_RELEASED),$(REGRESS))
+installcheck: released-not-installed
+endif
+.PHONY: install-released released-not-installed
+released-not-installed:
+	@echo "not run: the suites $(REGRESS_RELEASED), which need the released scripts (make install-released)"
+install-released:
+	$(INSTALL_DATA) $(wildcard $(srcdir)/test/released/segpipe--*.sql) '$(DESTDIR)$(datadir)/extension/'

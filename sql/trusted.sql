@@ -120,7 +120,9 @@ CREATE FUNCTION alice_s.pipeline_eq(anyelement, anyelement) RETURNS boolean LANG
 CREATE OPERATOR alice_s.= (LEFTARG = anyelement, RIGHTARG = anyelement, FUNCTION = public.trap_eq);
 CREATE EXTENSION segpipe SCHEMA alice_s VERSION '0.2.0';
 -- an upgrade also runs as the bootstrap superuser: a function of the name
--- it is about to create makes it fail, rather than be used
+-- it is about to create or replace makes it fail, rather than be used or
+-- replaced (PostgreSQL refuses to let an extension script replace an
+-- object that is not the extension's own)
 CREATE FUNCTION alice_s.pipeline_from_jsonb(jsonb) RETURNS alice_s.pipeline LANGUAGE sql
     AS $$ SELECT public.trap('alice_s.pipeline_from_jsonb'); SELECT NULL::alice_s.pipeline $$;
 -- (PostgreSQL 18 adds the script's line as context: not shown, one output for every major)

@@ -1,5 +1,6 @@
--- ALTER EXTENSION segpipe UPDATE from 0.1.0 to the default version (through each
--- upgrade script), in a database of its own: afterwards the objects are those of a fresh install (the same
+-- ALTER EXTENSION segpipe UPDATE from 0.1.0 (the released script, installed
+-- by make install-released) to the default version (the update script built
+-- from src/sql/), in a database of its own: afterwards the objects are those of a fresh install (the same
 -- lists as in setup.sql, from sql/include/objects.sql), and pipeline values
 -- stored under 0.1.0 still read and run.
 \set regression_db :DBNAME

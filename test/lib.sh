@@ -47,7 +47,9 @@ build_install() {
 	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" clean >/dev/null || return
 	make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" "$@" || return
 	remove_installed_scripts || return
-	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
+	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null || return
+	# the released versions' scripts, for the suites that update from them
+	as_root make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" install-released >/dev/null
 }
 
 # pg_virtualenv ... 2>&1 | server_log_excerpt: passes the output through,

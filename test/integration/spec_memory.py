@@ -104,7 +104,7 @@ def setup():
          db="postgres")
     so = os.environ.get("SPEC_MEMORY_SO")
     if so:
-        install = open(os.path.join(ROOT, "src", "segpipe--0.1.0.sql")).read()
+        install = open(os.path.join(ROOT, "test", "released", "segpipe--0.1.0.sql")).read()
         install = install.replace("MODULE_PATHNAME", os.path.abspath(so))
         install = re.sub(r"(?m)^\\echo.*$", "", install)
         psql("\\set ON_ERROR_STOP 1\n" + install)

@@ -33,7 +33,7 @@ make -s clean >/dev/null 2>&1
 # segpipe's scripts that an earlier run installed here (another tree's) must
 # not change the path CREATE EXTENSION takes
 rm -f "$("$PG_CONFIG" --sharedir)"/extension/segpipe--*.sql
-if make -s COPT=-Werror >"$log" 2>&1 && make -s install >>"$log" 2>&1; then
+if make -s COPT=-Werror >"$log" 2>&1 && make -s install >>"$log" 2>&1 && make -s install-released >>"$log" 2>&1; then
 	echo "build (COPT=-Werror) and install against PostgreSQL $MAJOR: ok"
 	build=1
 else

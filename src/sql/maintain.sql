@@ -1,164 +1,35 @@
--- segpipe 0.9.0 -> 0.10.0
-
--- complain if script is sourced in psql, rather than through ALTER EXTENSION
-\echo Use "ALTER EXTENSION segpipe UPDATE TO '0.10.0'" to load this file. \quit
-
--- ---- the catalog of maintained results ----
--- One row per results table that segpipe_maintain() set up: what it was
--- given and what it made, tables by OID (regclass: pg_dump writes their
--- names, pg_restore reads the new OIDs back).  It is the only way segpipe
--- finds a results table; no role may write it, segpipe's functions write
--- it for the owner of the readings (src/server/maintain_catalog.c, which
--- checks on every read that the table has this shape).
-CREATE TABLE segpipe_catalog (
-	id integer PRIMARY KEY,
-	results regclass NOT NULL UNIQUE,
-	readings regclass NOT NULL,
-	state_table regclass NOT NULL,
-	checkpoint_table regclass NOT NULL,
-	heartbeat_table regclass,
-	realtime_view regclass,
-	readings_index name,        -- by name: an index is restored after the data
-	partition_column name NOT NULL,
-	ts_column name NOT NULL,
-	value_column name NOT NULL,
-	key text NOT NULL,
-	key_type regtype NOT NULL,
-	spec pipeline NOT NULL,
-	late text NOT NULL,
-	horizon interval,
-	beyond_horizon text NOT NULL,
-	watermark interval,
-	heartbeat_unit text,
-	heartbeat_zone text,
-	quiet interval,
-	schedule text,
-	cron_job text
-);
-COMMENT ON TABLE segpipe_catalog IS
-	'segpipe''s catalog of maintained results: one row per results table that segpipe_maintain() set up (written only by segpipe''s functions)';
-SELECT pg_catalog.pg_extension_config_dump('segpipe_catalog', '');
-REVOKE ALL ON segpipe_catalog FROM PUBLIC;
-GRANT SELECT ON segpipe_catalog TO PUBLIC;
-
-CREATE FUNCTION segpipe_catalog_register(results regclass, readings regclass, state_table regclass,
-		checkpoint_table regclass, heartbeat_table regclass, realtime_view regclass, readings_index regclass,
-		partition_column name, ts_column name, value_column name, key text, key_type regtype, spec pipeline,
-		late text, horizon interval, beyond_horizon text, watermark interval, heartbeat_unit text,
-		heartbeat_zone text, quiet interval, schedule text, cron_job text)
-	RETURNS integer
-	AS 'MODULE_PATHNAME', 'segpipe_catalog_register'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION segpipe_catalog_register(regclass, regclass, regclass, regclass, regclass, regclass, regclass,
-		name, name, name, text, regtype, pipeline, text, interval, text, interval, text, text, interval, text, text) IS
-	'segpipe_maintain()''s work: the catalog''s row of a set-up, for the owner of the readings and of every table named; returns its id';
+-- Maintained results: set-up, the triggers, corrections, rebuild, close
+-- and unmaintain.  Everything but set-up is C that builds what it runs from
+-- the catalog row (src/server/maintain_*.c); set-up makes the tables, the
+-- catalog row and the triggers, and generates no code.
 
 -- ---- the machine: C functions that build what they run from the catalog ----
 -- The triggers take the catalog row's id as their one argument ('partition'
 -- a second on the partitions of the readings) and check that they fire on
 -- that row's readings.
-CREATE FUNCTION segpipe_change_trigger()
+CREATE OR REPLACE FUNCTION segpipe_change_trigger()
 	RETURNS trigger
 	AS 'MODULE_PATHNAME', 'segpipe_change_trigger'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
 COMMENT ON FUNCTION segpipe_change_trigger() IS
 	'trigger of maintained readings: UPDATE, DELETE and TRUNCATE run the sensors they touch again from their last checkpoint before the change';
+
+CREATE OR REPLACE FUNCTION segpipe_insert_trigger()
+	RETURNS trigger
+	AS 'MODULE_PATHNAME', 'segpipe_insert_trigger'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
 COMMENT ON FUNCTION segpipe_insert_trigger() IS
 	'trigger of maintained readings: runs an INSERT''s rows on from their sensors'' states, and corrects late ones';
 
-DROP FUNCTION segpipe_maintain_triggers(regprocedure, oid, boolean);
-CREATE FUNCTION segpipe_maintain_triggers(results regclass, rel regclass)
+CREATE OR REPLACE FUNCTION segpipe_maintain_triggers(results regclass, rel regclass)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'segpipe_maintain_triggers'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
 COMMENT ON FUNCTION segpipe_maintain_triggers(regclass, regclass) IS
 	'creates the triggers of maintained results on their readings or one of their partitions (used by segpipe_maintain)';
-
-CREATE OR REPLACE FUNCTION segpipe_rebuild_sensors(results regclass, sensors text)
-	RETURNS bigint
-	AS 'MODULE_PATHNAME', 'segpipe_rebuild_sensors'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE OR REPLACE FUNCTION segpipe_close_silent(results regclass, at timestamptz DEFAULT now())
-	RETURNS bigint
-	AS 'MODULE_PATHNAME', 'segpipe_close_silent'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE OR REPLACE FUNCTION segpipe_unmaintain(results regclass, drop_tables boolean DEFAULT false)
-	RETURNS void
-	AS 'MODULE_PATHNAME', 'segpipe_unmaintain'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION segpipe_unmaintain(regclass, boolean) IS
-	'drops the triggers of a maintained results table, its pg_cron job and its catalog row; with drop_tables, also the results, state, checkpoint and heartbeat tables, the real-time view and the index set-up made on the readings';
-
--- the event triggers read the catalog only, and act on its tables only
-CREATE OR REPLACE FUNCTION segpipe_partitions_changed()
-	RETURNS event_trigger
-	AS 'MODULE_PATHNAME', 'segpipe_partitions_changed'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE OR REPLACE FUNCTION segpipe_triggers_dropped()
-	RETURNS event_trigger
-	AS 'MODULE_PATHNAME', 'segpipe_triggers_dropped'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION segpipe_triggers_dropped() IS
-	'event trigger: refuses to drop a partition of maintained readings, one of the triggers segpipe made on it, or a table of maintained results; forgets results whose readings were dropped';
-CREATE FUNCTION segpipe_drop_starting()
-	RETURNS event_trigger
-	AS 'MODULE_PATHNAME', 'segpipe_drop_starting'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION segpipe_drop_starting() IS
-	'event trigger: notes what a DROP may take from maintained results (segpipe_triggers_dropped checks it), and refuses DROP EXTENSION segpipe while it maintains results';
-CREATE EVENT TRIGGER segpipe_drop_starting ON ddl_command_start
-	WHEN TAG IN ('DROP EXTENSION', 'DROP TABLE', 'DROP FOREIGN TABLE', 'DROP SCHEMA', 'DROP OWNED', 'DROP TRIGGER')
-	EXECUTE FUNCTION segpipe_drop_starting();
-
--- ---- segpipe_maintained: from the catalog ----
--- Figures are summed over the state table when the caller may read it and
--- the results table; only tables are read (never a view someone put in
--- their place), by their OIDs' names at the time.
-CREATE OR REPLACE FUNCTION segpipe_maintained()
-	RETURNS TABLE (results regclass, readings regclass, spec pipeline, insert_trigger text,
-	               sensors bigint, rows numeric, late numeric, discarded numeric,
-	               open_segments bigint, oldest_progress timestamptz, newest_progress timestamptz,
-	               lag interval, last_emission timestamptz)
-	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $fn$
-DECLARE
-	ext name;
-	m record;
-BEGIN
-	SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
-	WHERE e.extname = 'segpipe';
-	FOR m IN EXECUTE format($q$SELECT c.id, c.results, c.readings, c.spec, c.state_table, c.partition_column
-	                          FROM %I.segpipe_catalog AS c JOIN pg_class AS r ON r.oid = c.results
-	                          JOIN pg_namespace AS n ON n.oid = r.relnamespace
-	                          ORDER BY n.nspname, r.relname$q$, ext)
-	LOOP
-		results := m.results;
-		readings := m.readings;
-		spec := m.spec;
-		SELECT t.tgfoid::regproc::text INTO insert_trigger FROM pg_trigger AS t
-		WHERE t.tgrelid = m.readings AND t.tgargs = convert_to(m.id::text, 'UTF8') || '\x00'::bytea
-		  AND t.tgtype & 4 <> 0;
-		sensors := NULL; rows := NULL; late := NULL; discarded := NULL; open_segments := NULL;
-		oldest_progress := NULL; newest_progress := NULL; lag := NULL; last_emission := NULL;
-		IF (SELECT c.relkind FROM pg_class AS c WHERE c.oid = m.state_table) = 'r'
-		   AND (SELECT c.relkind FROM pg_class AS c WHERE c.oid = m.results) = 'r'
-		   AND has_table_privilege(m.state_table, 'SELECT') AND has_table_privilege(m.results, 'SELECT') THEN
-			EXECUTE format($q$SELECT count(*), sum(%1$I.pipeline_rows(s.state)), sum(%1$I.pipeline_late(s.state)),
-			                         sum(%1$I.pipeline_discarded(s.state)),
-			                         count(*) FILTER (WHERE %1$I.pipeline_key(s.state) IS NOT NULL),
-			                         min(%1$I.pipeline_progress(s.state)), max(%1$I.pipeline_progress(s.state)),
-			                         (SELECT max(x.t) FROM %2$s AS s2
-			                          CROSS JOIN LATERAL (SELECT max(r.ts) AS t FROM %3$s AS r WHERE r.%4$I = s2.%4$I) AS x)
-			                  FROM %2$s AS s$q$, ext, m.state_table, m.results, m.partition_column)
-			INTO sensors, rows, late, discarded, open_segments, oldest_progress, newest_progress, last_emission;
-			lag := now() - oldest_progress;
-		END IF;
-		RETURN NEXT;
-	END LOOP;
-END
-$fn$;
-GRANT SELECT ON segpipe_maintained TO PUBLIC;
 
 -- ---- segpipe_maintain: tables, a catalog row and triggers; no generated code ----
 CREATE OR REPLACE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
@@ -484,166 +355,62 @@ BEGIN
 	RETURN ran;
 END
 $fn$;
+
 COMMENT ON FUNCTION segpipe_maintain(regclass, text, text, text, text, pipeline, text, text, interval, text,
                                       interval, text, text, interval, text) IS
 	'creates a results table, a state table, a checkpoint table and a real-time view, registers them in segpipe''s catalog, and makes triggers that keep them equal to a run over readings (and the heartbeats applied, with a watermark) on every change; runs the readings already there and returns their number';
 
--- ---- results tables set up before 0.10.0: into the catalog, onto the machine ----
--- Each set-up of 0.4.0 to 0.9.0 is found by the maintenance function it
--- generated (<results>_maintain(), with segpipe's comment) and taken only
--- when everything checks: the function is a trigger of the readings'
--- (<results>_update, or 0.4.0's insert trigger), and the readings, the
--- function and the results, state and checkpoint tables have one owner, so
--- that what is moved is that owner's own set-up.  What it was given is read
--- back from the generated code's text (nothing of it runs): the key
--- expression, the columns, the late-row policy and horizon from
--- <results>_correct (0.4.0: from the trigger), the watermark and its
--- heartbeats from <results>_close, the spec from the state column's
--- default (a constant).  Then the catalog's row is written, the old
--- triggers and generated functions go, and the new triggers come; results,
--- states, checkpoints and heartbeats stay as they are (0.4.0 had no
--- checkpoints: its table is made, empty, and corrections of its sensors
--- run from their first reading).  A set-up that does not check is left as
--- it was, with a warning.
-DO $migrate$
-DECLARE
-	ext name := (SELECT n.nspname FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace
-	             WHERE e.extname = 'segpipe');
-	ins_fn regproc := (SELECT p.oid FROM pg_catalog.pg_proc AS p JOIN pg_catalog.pg_extension AS e ON e.extnamespace = p.pronamespace
-	                   WHERE e.extname = 'segpipe' AND p.proname = 'segpipe_insert_trigger');
-	m record;
-	results oid; readings oid; state oid; ckpt oid; hb oid; view oid;
-	correct_fn oid; close_fn oid;
-	src text; csrc text; msrc text;
-	key text; ts_col name; value_col name; part name; key_type oid; spec text; spec_p pipeline;
-	late text; horizon interval; beyond text; watermark interval; unit text; zone text; quiet interval;
-	job name; sched text;
-	mm text[];
-	i integer;
-	tr record;
-	v04 boolean;
-	q_results text;
-	col_def text;
-	id integer;
-BEGIN
-	FOR m IN SELECT p.oid AS fn, p.pronamespace AS nsp, n.nspname, left(p.proname, -length('_maintain')) AS base,
-	                p.proowner, p.prosrc, obj_description(p.oid, 'pg_proc') NOT LIKE '%, corrected on every change' AS v04
-	         FROM pg_catalog.pg_proc AS p JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
-	         WHERE p.proname LIKE '%\_maintain' AND p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype AND p.pronargs = 0
-	           AND obj_description(p.oid, 'pg_proc') LIKE 'segpipe: maintains % from %'
-	         ORDER BY n.nspname, p.proname
-	LOOP
-		v04 := m.v04;
-		SELECT c.oid INTO results FROM pg_catalog.pg_class AS c WHERE c.relnamespace = m.nsp AND c.relname = m.base AND c.relkind = 'r';
-		SELECT c.oid INTO state FROM pg_catalog.pg_class AS c WHERE c.relnamespace = m.nsp AND c.relname = m.base || '_state' AND c.relkind = 'r';
-		SELECT c.oid INTO ckpt FROM pg_catalog.pg_class AS c WHERE c.relnamespace = m.nsp AND c.relname = m.base || '_checkpoint' AND c.relkind = 'r';
-		SELECT c.oid INTO hb FROM pg_catalog.pg_class AS c WHERE c.relnamespace = m.nsp AND c.relname = m.base || '_heartbeat' AND c.relkind = 'r';
-		SELECT c.oid INTO view FROM pg_catalog.pg_class AS c WHERE c.relnamespace = m.nsp AND c.relname = m.base || '_realtime' AND c.relkind = 'v';
-		SELECT t.tgrelid INTO readings FROM pg_catalog.pg_trigger AS t
-		WHERE t.tgfoid = m.fn AND t.tgnargs = 0 AND t.tgname = CASE WHEN v04 THEN m.base || '_maintain' ELSE m.base || '_update' END;
-		SELECT p.oid, p.prosrc INTO correct_fn, src FROM pg_catalog.pg_proc AS p
-		WHERE p.pronamespace = m.nsp AND p.proname = m.base || '_correct' AND p.pronargs = 3;
-		SELECT p.oid, p.prosrc INTO close_fn, csrc FROM pg_catalog.pg_proc AS p
-		WHERE p.pronamespace = m.nsp AND p.proname = m.base || '_close' AND p.pronargs = 1;
-		IF results IS NULL OR state IS NULL OR readings IS NULL OR (NOT v04 AND (ckpt IS NULL OR src IS NULL))
-		   OR EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c WHERE c.oid IN (readings, results, state, ckpt, hb) AND c.relowner <> m.proowner) THEN
-			RAISE WARNING 'results table "%"."%" is left on the machinery that set it up', m.nspname, m.base
-				USING DETAIL = 'Its generated function, triggers or tables are not as segpipe_maintain() made them, or have different owners.',
-				      HINT = 'Run segpipe_maintain() again for it once its owner has checked what it is.';
-			CONTINUE;
-		END IF;
-		IF v04 THEN
-			src := m.prosrc;
-		END IF;
-		-- the key expression: written alone between "AS v, (" and ") AS k"
-		i := strpos(src, E' AS v, (\n');
-		key := substr(src, i + length(E' AS v, (\n'));
-		key := left(key, strpos(key, E'\n) AS k') - 1);
-		mm := regexp_match(src, '(?:SELECT segpipe_new\.|SELECT [^,]+ AS part, )((?:"(?:[^"]|"")+")|[^:]+)::pg_catalog\.timestamptz AS ts, '
-		                        '(?:segpipe_new\.)?((?:"(?:[^"]|"")+")|[^:]+)::pg_catalog\.float8(?:\[\])? AS v, \(');
-		ts_col := (parse_ident(mm[1]))[1];
-		value_col := (parse_ident(mm[2]))[1];
-		SELECT a.attname INTO part FROM pg_catalog.pg_index AS x JOIN pg_catalog.pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
-		WHERE x.indrelid = state AND x.indisprimary;
-		SELECT a.atttypid INTO key_type FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = results AND a.attname = 'key' AND NOT a.attisdropped;
-		-- the spec: the state column's default, a constant
-		SELECT CASE WHEN d.adbin::text LIKE '{CONST %' THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid) END INTO spec
-		FROM pg_catalog.pg_attrdef AS d JOIN pg_catalog.pg_attribute AS a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-		WHERE d.adrelid = state AND a.attname = 'state';
-		spec := replace((regexp_match(spec, '^''(.*)''::[^'']+$'))[1], '''''', '''');
-		IF key IS NULL OR key = '' OR ts_col IS NULL OR value_col IS NULL OR part IS NULL OR key_type IS NULL OR spec IS NULL THEN
-			RAISE WARNING 'results table "%"."%" is left on the machinery that set it up', m.nspname, m.base
-				USING DETAIL = 'What it was set up with cannot be read back from its generated code.',
-				      HINT = 'Run segpipe_unmaintain() and segpipe_maintain() again for it.';
-			CONTINUE;
-		END IF;
-		spec_p := spec::pipeline;
-		-- the late-row policy: the insert trigger's (0.6.0 on), else the
-		-- correction the trigger ran (0.5.0), else the spec's (0.4.0)
-		SELECT CASE WHEN t.tgfoid = ins_fn THEN split_part(encode(t.tgargs, 'escape'), '\000', 12) END INTO late
-		FROM pg_catalog.pg_trigger AS t WHERE t.tgrelid = readings AND t.tgname = m.base || '_insert';
-		IF late IS NULL OR late = '' THEN
-			late := CASE WHEN NOT v04 AND m.prosrc LIKE '%m.t <= %' THEN 'correct'
-			             ELSE coalesce(spec::jsonb ->> 'late', spec::jsonb -> 'config' ->> 'late', 'error') END;
-		END IF;
-		horizon := (regexp_match(src, 'pipeline_progress\(s\.state\) - ''([^'']*)''::pg_catalog\.interval'))[1]::interval;
-		beyond := CASE WHEN src LIKE '%is older than the horizon of%' THEN 'error'
-		               WHEN src LIKE '%(beyond_horizon ''keep'')%' THEN 'keep' ELSE 'replay' END;
-		watermark := NULL; unit := NULL; zone := NULL; quiet := NULL; job := NULL; sched := NULL;
-		IF close_fn IS NOT NULL AND hb IS NOT NULL THEN
-			watermark := (regexp_match(csrc, 'segpipe_w := segpipe_at - ''([^'']*)''::pg_catalog\.interval'))[1]::interval;
-			mm := regexp_match(csrc, 'heartbeats\(''([^'']*)''::pg_catalog\.text, g\.segpipe_progress, segpipe_w, ''([^'']*)''::pg_catalog\.text\)');
-			unit := mm[1];
-			zone := mm[2];
-			quiet := (regexp_match(csrc, 'segpipe_w \+ ''1 microsecond''::pg_catalog\.interval, ''([^'']*)''::pg_catalog\.interval\)'))[1]::interval;
-		ELSE
-			hb := NULL;
-		END IF;
-		q_results := format('%I.%I', m.nspname, m.base);
-		IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension AS e WHERE e.extname = 'pg_cron') THEN
-			EXECUTE format('SELECT j.jobname, j.schedule FROM %I.job AS j WHERE j.command = $1 ORDER BY j.jobid LIMIT 1',
-			               (SELECT n.nspname FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace
-			                WHERE e.extname = 'pg_cron'))
-			INTO job, sched USING format('SELECT %I.segpipe_close_silent(%L::pg_catalog.regclass)', ext, q_results);
-		END IF;
-		IF v04 THEN
-			-- 0.4.0 kept no checkpoints: the table later set-ups make, empty
-			SELECT format('%I %s%s NOT NULL', a.attname, format_type(a.atttypid, a.atttypmod),
-			              CASE WHEN a.attcollation <> 0 AND a.attcollation <> ty.typcollation
-			                   THEN format(' COLLATE %I.%I', cn.nspname, co.collname) ELSE '' END) INTO col_def
-			FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_type AS ty ON ty.oid = a.atttypid
-			     LEFT JOIN pg_catalog.pg_collation AS co ON co.oid = a.attcollation
-			     LEFT JOIN pg_catalog.pg_namespace AS cn ON cn.oid = co.collnamespace
-			WHERE a.attrelid = state AND a.attname = part;
-			EXECUTE format('CREATE TABLE %I.%I (%s, ts pg_catalog.timestamptz NOT NULL, state %I.pipeline NOT NULL, PRIMARY KEY (%I, ts))',
-			               m.nspname, m.base || '_checkpoint', col_def, ext, part);
-			EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', m.nspname, m.base || '_checkpoint', (SELECT r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = m.proowner));
-			ckpt := format('%I.%I', m.nspname, m.base || '_checkpoint')::regclass;
-		END IF;
+CREATE OR REPLACE FUNCTION segpipe_unmaintain(results regclass, drop_tables boolean DEFAULT false)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'segpipe_unmaintain'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-		id := segpipe_catalog_register(results::regclass, readings::regclass, state::regclass, ckpt::regclass, hb::regclass,
-		                               view::regclass, NULL, part, ts_col, value_col, key, key_type::regtype, spec_p, late,
-		                               horizon, beyond, watermark, unit, zone, quiet, sched, job);
-		-- the old triggers (the generated function's, and the insert
-		-- trigger of the same name on segpipe_insert_trigger), then the
-		-- generated functions
-		FOR tr IN SELECT g.tgrelid::regclass AS tab, g.tgname FROM pg_catalog.pg_trigger AS g
-		         WHERE g.tgfoid = m.fn
-		            OR (g.tgfoid = ins_fn AND g.tgname = m.base || '_insert'
-		                AND g.tgrelid IN (SELECT h.tgrelid FROM pg_catalog.pg_trigger AS h WHERE h.tgfoid = m.fn))
-		         ORDER BY g.tgrelid, g.tgname LOOP
-			EXECUTE format('DROP TRIGGER %I ON %s', tr.tgname, tr.tab);
-		END LOOP;
-		EXECUTE format('DROP FUNCTION %s', m.fn::regprocedure);
-		FOR tr IN SELECT p.oid::regprocedure AS f FROM pg_catalog.pg_proc AS p
-		         WHERE p.pronamespace = m.nsp AND p.proname IN (m.base || '_correct', m.base || '_close') LOOP
-			EXECUTE format('DROP FUNCTION %s', tr.f);
-		END LOOP;
-		FOR tr IN SELECT readings AS relid, 0 AS level UNION ALL
-		         SELECT x.relid, x.level FROM pg_catalog.pg_partition_tree(readings) AS x WHERE x.relid <> readings
-		         ORDER BY 2, 1 LOOP
-			PERFORM segpipe_maintain_triggers(results::regclass, tr.relid::regclass);
-		END LOOP;
-	END LOOP;
+COMMENT ON FUNCTION segpipe_unmaintain(regclass, boolean) IS
+	'drops the triggers of a maintained results table, its pg_cron job and its catalog row; with drop_tables, also the results, state, checkpoint and heartbeat tables, the real-time view and the index set-up made on the readings';
+
+CREATE OR REPLACE FUNCTION segpipe_rebuild_sensors(results regclass, sensors text)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'segpipe_rebuild_sensors'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION segpipe_rebuild_sensors(regclass, text) IS
+	'segpipe_rebuild()''s work: the sensors as the text of an array of the partition column''s type, NULL for all';
+
+-- (their bodies are bound when made, so they follow the extension's schema)
+CREATE OR REPLACE FUNCTION segpipe_rebuild(results regclass) RETURNS bigint
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT segpipe_rebuild_sensors(results, NULL);
+	END;
+
+COMMENT ON FUNCTION segpipe_rebuild(regclass) IS
+	'runs every sensor of a maintained results table again from its first reading; returns how many';
+
+CREATE OR REPLACE FUNCTION segpipe_rebuild(results regclass, sensors anyarray) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name;
+	n bigint;
+BEGIN
+	IF sensors IS NULL THEN
+		RAISE EXCEPTION 'argument "sensors" must not be null' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
+	WHERE e.extname = 'segpipe';
+	EXECUTE format('SELECT %I.segpipe_rebuild_sensors($1, $2)', ext) INTO n USING results, sensors::text;
+	RETURN n;
 END
-$migrate$;
+$fn$;
+
+COMMENT ON FUNCTION segpipe_rebuild(regclass, anyarray) IS
+	'runs the given sensors of a maintained results table again from their first reading; returns how many';
+
+CREATE OR REPLACE FUNCTION segpipe_close_silent(results regclass, at timestamptz DEFAULT now())
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'segpipe_close_silent'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION segpipe_close_silent(regclass, timestamptz) IS
+	'applies to each sensor of a results table maintained with a watermark, behind at minus the watermark, the heartbeats due since its progress; returns how many';
