@@ -120,8 +120,8 @@ segpipe--$(SEGPIPE_VERSION).sql: $(SEGPIPE_SQL_SOURCES)
 segpipe--%--$(SEGPIPE_VERSION).sql: $(SEGPIPE_SQL_SOURCES)
 	sh $(srcdir)/src/sql/build.sh $(SEGPIPE_VERSION) $* >$@.tmp && mv $@.tmp $@
 
-# The released versions' scripts, as they were released, beside the built
-# ones: CREATE EXTENSION segpipe VERSION '0.4.0' then works, for the upgrade
+# The released versions' scripts, as they were released (an archive of them,
+# test/released/), beside the built ones: CREATE EXTENSION segpipe VERSION '0.4.0' then works, for the upgrade
 # suites (upgrade, maintain_upgrade, ...).  Not part of an install.
 ifeq ($(wildcard $(DESTDIR)$(datadir)/extension/segpipe--0.1.0.sql),)
 REGRESS := $(filter-out $(REGRESS_RELEASED),$(REGRESS))
@@ -131,4 +131,4 @@ endif
 released-not-installed:
 	@echo "not run: the suites $(REGRESS_RELEASED), which need the released scripts (make install-released)"
 install-released:
-	$(INSTALL_DATA) $(wildcard $(srcdir)/test/released/segpipe--*.sql) '$(DESTDIR)$(datadir)/extension/'
+	gzip -dc $(srcdir)/test/released/segpipe-released.tar.gz | tar -xf - --no-same-owner -C '$(DESTDIR)$(datadir)/extension/'

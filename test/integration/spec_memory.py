@@ -29,6 +29,7 @@ Ends with a line "spec memory: N passed, M failed".
 """
 import os
 import re
+import tarfile
 import subprocess
 import sys
 
@@ -104,7 +105,9 @@ def setup():
          db="postgres")
     so = os.environ.get("SPEC_MEMORY_SO")
     if so:
-        install = open(os.path.join(ROOT, "test", "released", "segpipe--0.1.0.sql")).read()
+        # 0.1.0's install script, from the released scripts' archive (test/released/)
+        with tarfile.open(os.path.join(ROOT, "test", "released", "segpipe-released.tar.gz")) as tar:
+            install = tar.extractfile("segpipe--0.1.0.sql").read().decode()
         install = install.replace("MODULE_PATHNAME", os.path.abspath(so))
         install = re.sub(r"(?m)^\\echo.*$", "", install)
         psql("\\set ON_ERROR_STOP 1\n" + install)

@@ -2,8 +2,8 @@
 """Every update path reads like a fresh install, and the scripts are built as src/sql/build.sh says.
 
 For each released version (the Makefile's SEGPIPE_UPDATES_FROM), in a database of its own:
-CREATE EXTENSION segpipe VERSION 'X' (from the released scripts of test/released/, which
-make install-released installs), then ALTER EXTENSION segpipe UPDATE; the extension's objects,
+CREATE EXTENSION segpipe VERSION 'X' (from the released scripts, an archive in test/released/
+that make install-released unpacks), then ALTER EXTENSION segpipe UPDATE; the extension's objects,
 described property by property (test/integration/describe_extension.sql: every function with
 its body's md5, settings, privileges and comment; aggregates, operators and their classes,
 casts, event triggers, the catalog table's columns and privileges, the view, what pg_dump
@@ -16,11 +16,13 @@ version only.
 Runs in the cluster of PGHOST/PGPORT/PGUSER (a superuser).  Ends with
 "update paths: N passed, M failed".
 """
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 sys.dont_write_bytecode = True
@@ -59,11 +61,16 @@ def fresh_db(name, version=None):
 def check_paths():
     latest = default_version()
     released = makefile_list("SEGPIPE_UPDATES_FROM")
-    fixtures = sorted(f for f in os.listdir(os.path.join(ROOT, "test", "released")) if f.endswith(".sql"))
-    # the fixtures are the released chain, 0.1.0 up to the last released version
+    # the archive holds the released chain, 0.1.0 up to the last released version, as
+    # test/released/SHA256SUMS lists it
+    rel = os.path.join(ROOT, "test", "released")
+    with tarfile.open(os.path.join(rel, "segpipe-released.tar.gz")) as tar:
+        sums = {m.name: hashlib.sha256(tar.extractfile(m).read()).hexdigest() for m in tar.getmembers()}
+    listed = dict(reversed(line.split()) for line in open(os.path.join(rel, "SHA256SUMS")))
     chain = ["segpipe--0.1.0.sql"] + [f"segpipe--{a}--{b}.sql" for a, b in zip(released, released[1:])]
-    check(sorted(chain) == fixtures,
-          f"test/released/ holds the released chain {chain}, not {fixtures}")
+    check(sorted(chain) == sorted(sums) and sums == listed,
+          f"the archive of test/released/ holds the released chain {chain} with the sums of SHA256SUMS, "
+          f"not {sorted(sums)}")
     fresh_db("segpipe_paths_fresh")
     want = describe("segpipe_paths_fresh")
     check(len(want) > 200, f"a fresh install describes as {len(want)} lines (more than 200 expected)")
