@@ -132,6 +132,9 @@ BEGIN
 			               m.nspname, m.base || '_checkpoint', col_def, ext, part);
 			EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', m.nspname, m.base || '_checkpoint', (SELECT r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = m.proowner));
 			ckpt := format('%I.%I', m.nspname, m.base || '_checkpoint')::regclass;
+			-- made by this script, so a member of the extension: it is the
+			-- readings owner's, as the tables of a set-up are
+			EXECUTE format('ALTER EXTENSION segpipe DROP TABLE %s', ckpt::regclass);
 		END IF;
 
 		id := segpipe_catalog_register(results::regclass, readings::regclass, state::regclass, ckpt::regclass, hb::regclass,
