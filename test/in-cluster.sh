@@ -111,6 +111,7 @@ tally "pg_regress suites (regression.diffs)" "$log.sum" $rc
 
 for t in "layers of src/ (no include runs upward):bash test/integration/layers.sh" \
 	"update paths (each released version, updated, reads as a fresh install; src/sql/build.sh's rules):python3 test/integration/upgrade_paths.py" \
+	"progress of long work (set-up over 4 million readings says how far it is):python3 test/integration/progress.py" \
 	"documentation examples (README.md, docs/*.md):python3 test/integration/readme.py --check" \
 	"the picture (docs/segments.svg is what docs/segments.py draws):python3 docs/segments.py --check" \
 	"resource bounds (state cap, memory of partition starts, growth):python3 test/integration/bounds.py" \

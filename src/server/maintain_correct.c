@@ -357,16 +357,37 @@ segpipe_change_trigger(PG_FUNCTION_ARGS)
 /*
  * Sensors run again from their first reading, REBUILD_BATCH at a time (in
  * their order, as one correction would lock them), saying how far the work
- * is, at most every PROGRESS_EVERY, when it takes longer than that: a
+ * is, at most every PROGRESS_EVERY_MS, when it takes longer than that: a
  * set-up or rebuild over millions of readings otherwise runs silently for
- * minutes.
+ * minutes.  The readings are counted only then (the total once, those of
+ * the sensors done since the last report each time), so that work that
+ * ends sooner counts nothing.
  */
 #define REBUILD_BATCH 256
 #define PROGRESS_EVERY_MS 5000
 
+/* how many readings the sensors parts[0 .. n) have (in the caller's SPI connection) */
+static int64
+readings_of(MaintainPlans *mp, Datum *parts, int n, Oid elem, int16 len, bool byval, char align)
+{
+	Oid			argtypes[5];
+	Datum		v;
+	Datum		d;
+	bool		isnull;
+
+	if (n == 0)
+		return 0;
+	maintain_correct_argtypes(mp, argtypes);
+	v = PointerGetDatum(construct_array(parts, n, elem, len, byval, align));
+	run(maintain_plan(mp, MS_REBUILD_COUNT, 1, argtypes), &v, NULL, SPI_OK_SELECT);
+	d = first_value(1, &isnull);
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
 static int64
 rebuild_in_batches(MaintainPlans *mp, ArrayType *a)
 {
+	Oid			elem = ARR_ELEMTYPE(a);
 	int16		len;
 	bool		byval;
 	char		align;
@@ -375,9 +396,12 @@ rebuild_in_batches(MaintainPlans *mp, ArrayType *a)
 	Datum		inf[REBUILD_BATCH];
 	TimestampTz start = GetCurrentTimestamp();
 	TimestampTz said = start;
+	int64		total = -1;		/* readings of all the sensors, once counted */
+	int64		readings_done = 0;	/* of the sensors before counted */
+	int			counted = 0;
 
-	get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
-	deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, &parts, NULL, &count);
+	get_typlenbyvalalign(elem, &len, &byval, &align);
+	deconstruct_array(a, elem, len, byval, align, &parts, NULL, &count);
 	for (int i = 0; i < REBUILD_BATCH; i++)
 		inf[i] = TimestampTzGetDatum(DT_NOBEGIN);
 	for (int done = 0; done < count;)
@@ -387,7 +411,7 @@ rebuild_in_batches(MaintainPlans *mp, ArrayType *a)
 
 		CHECK_FOR_INTERRUPTS();
 		maintain_correct(mp,
-						 PointerGetDatum(construct_array(parts + done, n, ARR_ELEMTYPE(a), len, byval, align)),
+						 PointerGetDatum(construct_array(parts + done, n, elem, len, byval, align)),
 						 PointerGetDatum(construct_array(inf, n, TIMESTAMPTZOID, sizeof(TimestampTz),
 														 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
 						 (Datum) 0);
@@ -395,14 +419,26 @@ rebuild_in_batches(MaintainPlans *mp, ArrayType *a)
 		now = GetCurrentTimestamp();
 		if (done < count && TimestampDifferenceExceeds(said, now, PROGRESS_EVERY_MS))
 		{
-			long		ms = TimestampDifferenceMilliseconds(start, now);
+			long		ms;
+			double		left;
 
+			if (total < 0)
+				total = readings_of(mp, parts, count, elem, len, byval, align);
+			readings_done += readings_of(mp, parts + counted, done - counted, elem, len, byval, align);
+			counted = done;
+			ms = TimestampDifferenceMilliseconds(start, now);
+			/* what is left, at the pace so far: by readings, or by sensors when none were read */
+			if (readings_done > 0)
+				left = (double) ms / readings_done * (total - readings_done);
+			else
+				left = (double) ms / done * (count - done);
 			ereport(NOTICE,
-					(errmsg("%s: %d of %d sensors run again, about %ld s left",
-							get_rel_name(mp->entry->results), done, count,
-							(long) ((double) ms / done * (count - done) / 1000.0 + 0.5)),
+					(errmsg("%s: %d of %d sensors and " INT64_FORMAT " of " INT64_FORMAT " readings run again, about %ld s left",
+							get_rel_name(mp->entry->results), done, count, readings_done, total,
+							(long) (left / 1000.0 + 0.5)),
 					 errdetail("%ld s so far.", ms / 1000)));
-			said = now;
+			/* the counting is not the work's: the next report is due a full interval later */
+			said = GetCurrentTimestamp();
 		}
 	}
 	return count;

@@ -546,6 +546,9 @@ build(MaintainPlans *mp, MaintainStatement which)
 			return psprintf("SELECT pg_catalog.array_agg(u.p ORDER BY u.p) FROM "
 							"(SELECT r.%1$s FROM %2$s AS r UNION SELECT s.%1$s FROM %3$s AS s) AS u(p)",
 							mp->part, mp->readings, mp->state);
+		case MS_REBUILD_COUNT:
+			return psprintf("SELECT pg_catalog.count(*) FROM %1$s AS r WHERE r.%2$s %3$s ANY ($1)",
+							mp->readings, mp->part, mp->eq_op);
 		case MS_N:
 			break;
 	}

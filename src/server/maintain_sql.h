@@ -59,6 +59,7 @@ typedef enum MaintainStatement
 	MS_CLOSE_RUN,				/* $1 w, $2 parts: heartbeats applied */
 	/* segpipe_rebuild: every sensor with readings or a state */
 	MS_REBUILD_ALL,
+	MS_REBUILD_COUNT,			/* $1 sensors: how many readings they have */
 	MS_N
 } MaintainStatement;
 
