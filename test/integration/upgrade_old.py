@@ -149,12 +149,13 @@ FROM generate_series(1, 3) AS a(s), generate_series(0, 14) AS h;
 UPDATE w7 SET v = 10 WHERE site = 'east' AND ts = '2026-03-04 12:30+00';
 DELETE FROM w7 WHERE site = 'south' AND ts = '2026-03-05 06:30+00';
 UPDATE x7 SET v = 6 WHERE sensor = 2 AND ts = '2026-03-05 16:00+00';
-SELECT segpipe_close_silent('wm7', '2026-03-07 12:00+00');
 SELECT segpipe_close_silent('h7', '2026-03-20 00:00+00');
 """,
         late_error="INSERT INTO x7 VALUES (1, '2026-03-06 09:00+00', 5)",
         stages_after_changes=True,
-        refused_through_stage="UPDATE w7 SET v = 3 WHERE site = 'north' AND ts = '2026-03-05 12:30+00'",
+        refused_through_stage=["UPDATE w7 SET v = 3 WHERE site = 'north' AND ts = '2026-03-05 12:30+00'",
+                               # its heartbeats close the last day, which inserts into wm7
+                               "SELECT segpipe_close_silent('wm7', '2026-03-07 12:00+00')"],
         partitions=("w7_s", "site = 'south'")),
 }
 
@@ -300,10 +301,11 @@ def one_version(version, spec):
         # inserts into those results: the stage's insert trigger of 0.7.0
         # is refused until the update, and nothing is written
         b0 = all_bytes(setups, db)
-        ok, _, err = run(spec["refused_through_stage"], db)
-        check(not ok and "55000" in err, f"{db}: a correction reaching a stage before the update is refused "
-                                         f"with 55000 (got {err[-300:]})")
-        check(all_bytes(setups, db) == b0, f"{db}: the refused correction wrote nothing")
+        for sql in spec["refused_through_stage"]:
+            ok, _, err = run(sql, db)
+            check(not ok and "55000" in err, f"{db}: before the update, a change reaching a stage is refused "
+                                             f"with 55000: {sql} (got {err[-300:]})")
+        check(all_bytes(setups, db) == b0, f"{db}: the refused changes wrote nothing")
     if spec["late_error"]:
         ok, _, err = run(spec["late_error"], db)
         check(not ok, f"{db}: a late row under late 'error' is refused under {version}")
@@ -397,6 +399,18 @@ def one_version(version, spec):
     if version == "0.7.0":
         n = q("SELECT count(*) FROM wm7_heartbeat", db)
         check(int(n) > 0, f"{db}: wm7 has heartbeats ({n})")
+        # the watermark as given: a Berlin midnight (23:00 UTC) is due two
+        # hours after it, an ISO week one hour after it, and not before
+        q("SELECT segpipe_close_silent('wm7', '2026-03-10 00:59+00'), segpipe_close_silent('h7', '2026-04-06 00:59+00')", db)
+        early = q("SELECT (SELECT count(*) FROM wm7_heartbeat WHERE ts = '2026-03-09 23:00+00') + "
+                  "(SELECT count(*) FROM h7_heartbeat WHERE ts = '2026-04-06 00:00+00')", db)
+        q("SELECT segpipe_close_silent('wm7', '2026-03-10 01:00+00'), segpipe_close_silent('h7', '2026-04-06 01:00+00')", db)
+        due = q("SELECT (SELECT count(DISTINCT site) FROM wm7_heartbeat WHERE ts = '2026-03-09 23:00+00') || ' ' || "
+                "(SELECT count(DISTINCT sensor) FROM h7_heartbeat WHERE ts = '2026-04-06 00:00+00')", db)
+        check(early == "0" and due == "2 3", f"{db}: heartbeats come at the watermarks given, 2 hours (wm7) and "
+                                             f"1 hour (h7) after their instants (before: {early}; at: {due})")
+        got = differences(setups, db)
+        check(got == zero(setups), f"{db}: after those closes, each results table equals a recomputation (got {got})")
     return db, setups
 
 
