@@ -13,7 +13,9 @@ printable and non-ASCII strings; no argument; three.  Each is put on a trigger o
 every event a table has (as set-up makes them, and as it does not: BEFORE, FOR EACH
 ROW, without transition tables) with both functions, and fired:
 
-- as a role with only LOGIN (and TEMP, which PUBLIC has), on a temporary table;
+- as a role with only LOGIN (and TEMP, which PUBLIC has), on a temporary table,
+  while another session holds every table of the set-ups (lock_timeout 300 ms:
+  a firing that locked one before its checks would fail with 55P03);
 - as the readings' owner, on a table of its own and on the real readings and a
   real partition of them (with the ids of the other results table).
 
@@ -92,6 +94,9 @@ def cases(layouts, ids):
                     for _ in range(rnd.randint(1, 4))])
     return out
 
+
+HELD = ["w", "w_part", "r2", "res", "res_state", "res_checkpoint", "res_heartbeat", "res2", "res2_state",
+        "res2_checkpoint"]
 
 # the ways a trigger is made: (name, CREATE TRIGGER's middle, statement firing it)
 FORMS = [
@@ -174,8 +179,10 @@ def fire(role, tables, all_cases, tmp):
             fh.write(f"{form}\t{how}\t{stmt}\n")
     setup = ""
     if role == LOW:
+        # another session holds every table of the set-ups: a firing that
+        # locked one before its checks would fail with 55P03, not 39P01
         setup = ("CREATE TEMP TABLE fz_tmp (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);"
-                 "INSERT INTO fz_tmp VALUES (1, '2026-03-01', 1);")
+                 "INSERT INTO fz_tmp VALUES (1, '2026-03-01', 1); SET lock_timeout = '300ms';")
     sql = setup + FIRE.format(cases=cf, forms=ff, tables=" ".join(tables), ext="public")
     try:
         ok, out, err = run(sql, DB, role)
@@ -233,7 +240,18 @@ INSERT INTO own VALUES (1, '2026-03-01', 1);""", DB)
     # the real readings carry the triggers set-up made; a second trigger on
     # them with the other row's id, and on the partition without 'partition'
     for role, tables in ((LOW, ["fz_tmp"]), (None, ["own", "w", "w_part", "r2"])):
-        ok, out, err = fire(role, tables, all_cases, tmp)
+        holder = None
+        if role == LOW:
+            holder = subprocess.Popen(["psql", "-X", "-q", "-At", "-d", DB], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
+            holder.stdin.write(f"BEGIN; LOCK TABLE {', '.join(HELD)} IN ACCESS EXCLUSIVE MODE; SELECT 'held';\n")
+            holder.stdin.flush()
+            check(holder.stdout.readline().strip() == "held", "another session holds the set-ups' tables")
+        try:
+            ok, out, err = fire(role, tables, all_cases, tmp)
+        finally:
+            if holder:
+                holder.communicate("ROLLBACK;\n", timeout=60)
         lines = out.split("\n")
         role = role or "the owner"
         check(ok, f"as {role}: every firing ran in one session (no crash): {err[-800:]}")
