@@ -24,7 +24,8 @@ by the machinery of that version.  Then the update:
 
 Each updated database is then dumped and restored both ways: the catalog rows
 name the restored tables, every table has the source's bytes, and maintenance
-goes on (insert, late row, update, delete, close) with 0 differences.
+goes on (insert, late row, update, delete, close) with 0 differences.  Last,
+segpipe_unmaintain(drop_tables => true) of each leaves nothing of it.
 """
 import hashlib
 import os
@@ -447,6 +448,16 @@ def dump_restore(db, setups):
     return text_db, custom_db
 
 
+def unmaintain_all(db, setups):
+    """segpipe_unmaintain(drop_tables => true) of each, stages first: nothing of them is left."""
+    ok, _, err = run("".join(f"SELECT segpipe_unmaintain('{s['name']}', true);\n" for s in reversed(setups)), db)
+    check(ok, f"{db}: segpipe_unmaintain(drop_tables => true) of each results table: {err[-400:]}")
+    names = "|".join(s["name"] for s in setups)
+    left = q(f"SELECT (SELECT count(*) FROM pg_class WHERE relname ~ '^({names})(_|$)') || ' ' || "
+             "(SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal) || ' ' || (SELECT count(*) FROM segpipe_catalog)", db)
+    check(left == "0 0 0", f"{db}: no table, trigger or catalog row of them is left (got {left})")
+
+
 AFTER_RESTORE = {
     "0.4.0": [("an insert", "INSERT INTO r4 VALUES (1, '2026-03-08 00:00+00', 1), (2, '2026-03-08 00:00+00', 30)"),
               ("an update", "UPDATE r4 SET v = 7 WHERE sensor = 4 AND ts = '2026-03-03 00:00+00'"),
@@ -471,6 +482,8 @@ def main():
         copies = dump_restore(db, setups)
         for copy in copies:
             check_changes(copy, version, setups, AFTER_RESTORE[version])
+        for d in (db, *copies):
+            unmaintain_all(d, setups)
         dbs += [db, *copies]
     for db in dbs if not os.environ.get("SEGPIPE_KEEP_DATABASES") else []:
         psql(f"DROP DATABASE IF EXISTS {db}", "postgres", WHO)
