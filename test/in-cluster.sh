@@ -120,7 +120,7 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"input fuzzing:python3 test/fuzz/fuzz.py" \
 	"trigger arguments fuzzed (every layout shipped, a LOGIN-only role and an owner):python3 test/fuzz/trigger_args.py" \
 	"hostile roles through pg_dump and pg_restore:python3 test/integration/hostile_dump.py" \
-	"updates from 0.4.0, 0.5.0 and 0.7.0 set-ups, and their dumps:python3 test/integration/upgrade_old.py" \
+	"updates from 0.4.0, 0.5.0, 0.6.0 and 0.7.0 set-ups, and their dumps:python3 test/integration/upgrade_old.py" \
 	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \
 	"work counted in instructions (reading specs, starting partitions; callgrind):python3 test/integration/work.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/fuzz/libfuzz.sh 20" \

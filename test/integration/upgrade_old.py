@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
-"""ALTER EXTENSION segpipe UPDATE from set-ups of 0.4.0, 0.5.0 and 0.7.0, then
+"""ALTER EXTENSION segpipe UPDATE from set-ups of 0.4.0, 0.5.0, 0.6.0 and 0.7.0, then
 pg_dump | psql and pg_dump -Fc | pg_restore of the updated databases.
 
-Runs in the cluster pg_virtualenv set up (PG* in the environment), as its superuser.
-One database per version: `CREATE EXTENSION segpipe VERSION 'X'`, readings, then
-that version's segpipe_maintain with the options it had (0.4.0: the seven
+Runs in the cluster pg_virtualenv set up (PG* in the environment), as its superuser
+(0.9.0's set-ups are the pg_regress suite maintain_upgrade's).  One database per
+version: `CREATE EXTENSION segpipe VERSION 'X'`, readings, then that version's
+segpipe_maintain with the options it had (0.4.0: the seven
 arguments, the late policy in the spec; 0.5.0: late, horizon, beyond_horizon and
-partitioned readings; 0.7.0: watermark, heartbeat unit and zone, quiet, 'keep'),
+partitioned readings; 0.6.0: the same on its C insert trigger; 0.7.0: watermark,
+heartbeat unit and zone, quiet, 'keep'),
 keys of five types, partition columns of three, a stage (results of results);
-readings inserted (0.4.0, 0.5.0; 0.7.0's insert trigger is refused, 55000, with
-nothing written) and corrected (0.5.0, 0.7.0) and heartbeats applied (0.7.0)
-by the machinery of that version.  Then the update:
+readings inserted (0.4.0, 0.5.0; the insert triggers of 0.6.0 and 0.7.0 are
+refused, 55000, with nothing written, and so are their corrections that reach a
+stage) and corrected (0.5.0 to 0.7.0) and heartbeats applied (0.7.0) by the
+machinery of that version.  Then the update:
 
 - each results table is one catalog row holding what its set-up was given;
 - no function is left in the database's schemas but the extension's, and every
   trigger left runs one of the extension's functions;
 - every table (results, state, checkpoint, heartbeat) has the bytes it had, and
-  segpipe_rebuild makes those bytes again;
+  segpipe_rebuild makes those bytes again (but for what 0.4.0 and 0.5.0 stored
+  more: the emissions of a state's last run, the checkpoints of 0.5.0's
+  corrections; 0.4.0's checkpoint table is made, empty);
 - inserts, late rows, updates, deletes, a truncate and a close on the new
   machinery leave each results table equal to a recomputation over its readings
   (pipeline_agg and emissions(), heartbeats fed as readings without a value),
@@ -119,6 +124,34 @@ INSERT INTO t5 VALUES (1, '2026-03-06 03:00+00', 2);
 UPDATE t5 SET v = 9 WHERE sensor = 2 AND ts = '2026-03-05 15:00+00';
 """,
         late_error=None,
+    ),
+    "0.6.0": dict(
+        tables="""
+CREATE TABLE p6 (sensor int NOT NULL, ts timestamptz NOT NULL, v float8) PARTITION BY LIST (sensor);
+CREATE TABLE p6_a PARTITION OF p6 FOR VALUES IN (1, 2);
+CREATE TABLE p6_b PARTITION OF p6 FOR VALUES IN (3);
+CREATE TABLE q6 (dev text NOT NULL, ts timestamptz NOT NULL, v float8);
+INSERT INTO p6 SELECT s, timestamptz '2026-03-01 02:00' + h * interval '6 hours', (s * 4 + h * 5) % 9
+FROM generate_series(1, 3) AS a(s), generate_series(0, 19) AS h;
+INSERT INTO q6 SELECT 'm' || s, timestamptz '2026-03-01 04:00' + h * interval '9 hours', (s + h * 3) % 8
+FROM generate_series(1, 2) AS a(s), generate_series(0, 12) AS h;
+""",
+        setups=[setup("g6", "p6", "sensor", "v", "ts::date", '{"type": "MaxTracker"}', "horizon => '2 days'",
+                      horizon="2 days"),
+                setup("h6", "q6", "dev", "v", "date_trunc('day', ts, 'America/New_York')", '{"type": "CumulativeSum"}',
+                      "late => 'error'", key_type="timestamp with time zone", late="error"),
+                setup("g6w", "g6", "sensor", "value", "date_trunc('week', key)", '{"type": "MaxTracker"}',
+                      key_type="timestamp with time zone")],
+        # inserts wait for the update (0.6.0's insert trigger carries SQL);
+        # corrections run on 0.6.0's generated functions
+        before="""
+UPDATE p6 SET v = 20 WHERE sensor = 1 AND ts = '2026-03-05 08:00+00';
+DELETE FROM p6 WHERE sensor = 3 AND ts = '2026-03-05 14:00+00';
+UPDATE q6 SET v = 0 WHERE dev = 'm2' AND ts = '2026-03-05 04:00+00';
+""",
+        late_error=None,
+        stages_after_changes=True,
+        refused_through_stage=["DELETE FROM p6 WHERE sensor = 2 AND ts = '2026-03-05 20:00+00'"],
     ),
     "0.7.0": dict(
         tables="""
@@ -286,11 +319,12 @@ def one_version(version, spec):
       + maintain([s for s in setups if not (late_stages and s["readings"] in names)]), db)
     check(q("SELECT extversion FROM pg_extension WHERE extname = 'segpipe'", db) == version,
           f"{db}: set up by {version}")
-    if version == "0.7.0":
-        # 0.7.0's insert trigger carries SQL: refused until the update, nothing written
-        count = "SELECT (SELECT count(*) FROM w7) + (SELECT count(*) FROM wm7) + (SELECT count(*) FROM wm7_state)"
+    if version in ("0.6.0", "0.7.0"):
+        # their insert triggers carry SQL: refused until the update, nothing written
+        r, res, part = {"0.6.0": ("p6", "g6", "1"), "0.7.0": ("w7", "wm7", "'north'")}[version]
+        count = f"SELECT (SELECT count(*) FROM {r}) + (SELECT count(*) FROM {res}) + (SELECT count(*) FROM {res}_state)"
         n0 = q(count, db)
-        ok, _, err = run("INSERT INTO w7 VALUES ('north', '2026-03-06 03:00+00', 1)", db)
+        ok, _, err = run(f"INSERT INTO {r} VALUES ({part}, '2026-03-06 03:00+00', 1)", db)
         check(not ok and "55000" in err, f"{db}: an insert before the update is refused with 55000 (got {err[-300:]})")
         n1 = q(count, db)
         check(n0 == n1, f"{db}: the refused insert wrote nothing ({n0} rows, then {n1})")
@@ -378,6 +412,16 @@ def one_version(version, spec):
                          "DELETE FROM t5 WHERE sensor = 3 AND ts = '2026-03-05 21:00+00'"),
             ("a truncate of a partition", "TRUNCATE p5_b"),
         ],
+        "0.6.0": [
+            ("an insert in order", "INSERT INTO p6 VALUES (1, '2026-03-06 03:00+00', 2), (3, '2026-03-06 04:00+00', 11);"
+                                   "INSERT INTO q6 VALUES ('m1', '2026-03-06 02:00+00', 6)"),
+            ("a late row within the horizon", "INSERT INTO p6 VALUES (2, '2026-03-05 21:00+00', 15)"),
+            ("an update", "UPDATE p6 SET v = v + 3 WHERE sensor = 2 AND ts >= '2026-03-05'; "
+                          "UPDATE q6 SET v = 1 WHERE dev = 'm1' AND ts >= '2026-03-05'"),
+            ("a delete", "DELETE FROM p6 WHERE sensor = 1 AND ts = '2026-03-05 20:00+00'; "
+                         "DELETE FROM q6 WHERE dev = 'm2' AND ts = '2026-03-05 13:00+00'"),
+            ("a truncate of a partition", "TRUNCATE p6_b"),
+        ],
         "0.7.0": [
             ("an insert in order", "INSERT INTO w7 VALUES ('north', '2026-03-06 02:00+00', 4), ('south', '2026-03-06 03:00+00', 2);"
                                    "INSERT INTO x7 VALUES (1, '2026-03-20 09:00+00', 5)"),
@@ -392,6 +436,7 @@ def one_version(version, spec):
     # older than an 'error' horizon
     refusals = {"0.4.0": ["INSERT INTO r4 VALUES (3, '2026-03-02 01:00+00', 1)"],
                 "0.5.0": ["UPDATE t5 SET v = 0 WHERE sensor = 1 AND ts = '2026-03-01 09:00+00'"],
+                "0.6.0": ["INSERT INTO q6 VALUES ('m1', '2026-03-02 09:00+00', 5)"],
                 "0.7.0": ["INSERT INTO x7 VALUES (1, '2026-03-02 09:00+00', 5)"]}[version]
     check_changes(db, version, setups, steps)
     b0 = all_bytes(setups, db)
@@ -468,6 +513,10 @@ AFTER_RESTORE = {
               ("a late row", "INSERT INTO p5 VALUES (2, '2026-03-06 13:00+00', 50)"),
               ("an update", "UPDATE p5 SET v = 7 WHERE sensor = 2 AND ts = '2026-03-06 00:00+00'"),
               ("a delete", "DELETE FROM p5 WHERE sensor = 1 AND ts = '2026-03-06 01:00+00'")],
+    "0.6.0": [("an insert", "INSERT INTO p6 VALUES (1, '2026-03-08 00:00+00', 1), (2, '2026-03-08 00:00+00', 30)"),
+              ("a late row", "INSERT INTO p6 VALUES (2, '2026-03-07 13:00+00', 50)"),
+              ("an update", "UPDATE q6 SET v = 7 WHERE dev = 'm1' AND ts = '2026-03-06 02:00+00'"),
+              ("a delete", "DELETE FROM p6 WHERE sensor = 1 AND ts = '2026-03-06 03:00+00'")],
     "0.7.0": [("an insert", "INSERT INTO w7 VALUES ('north', '2026-03-09 20:00+00', 1), ('south', '2026-03-09 21:00+00', 3)"),
               ("a late row", "INSERT INTO w7 VALUES ('east', '2026-03-08 13:00+00', 50)"),
               ("an update", "UPDATE w7 SET v = 0 WHERE site = 'north' AND ts = '2026-03-06 02:00+00'"),
@@ -489,7 +538,7 @@ def main():
         dbs += [db, *copies]
     for db in dbs if not os.environ.get("SEGPIPE_KEEP_DATABASES") else []:
         psql(f"DROP DATABASE IF EXISTS {db}", "postgres", WHO)
-    return summary("updates from 0.4.0, 0.5.0 and 0.7.0, and their dumps")
+    return summary("updates from 0.4.0, 0.5.0, 0.6.0 and 0.7.0, and their dumps")
 
 
 if __name__ == "__main__":
