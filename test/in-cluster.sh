@@ -119,7 +119,9 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"windows of time against pandas (1000 irregular series; exact sums):/usr/bin/python3 test/integration/time_windows.py" \
 	"carried values against exact fractions (Berlin's 23- and 25-hour days):/usr/bin/python3 test/integration/carry_oracle.py" \
 	"input fuzzing:python3 test/fuzz/fuzz.py" \
+	"trigger arguments fuzzed (every layout shipped, a LOGIN-only role and an owner):python3 test/fuzz/trigger_args.py" \
 	"hostile roles through pg_dump and pg_restore:python3 test/integration/hostile_dump.py" \
+	"updates from 0.4.0, 0.5.0, 0.6.0 and 0.7.0 set-ups, and their dumps:python3 test/integration/upgrade_old.py" \
 	"memory of reading hostile specs:python3 test/integration/spec_memory.py" \
 	"work counted in instructions (reading specs, starting partitions; callgrind):python3 test/integration/work.py" \
 	"fuzzing outside the server (libFuzzer, ASan, UBSan):bash test/fuzz/libfuzz.sh 20" \
