@@ -205,6 +205,18 @@ SELECT set_config('segpipe.truncated_' || md5('daily_truncate'), txid_current():
 TRUNCATE readings_b;
 SELECT count(*) FILTER (WHERE sensor >= 10) AS results_of_b, pg_temp.differences('daily') AS differences FROM daily;
 
+-- A second trigger with the id of a row, on its readings and for the same
+-- event, would run every change twice: both refuse (39P01) until it goes.
+SELECT id AS daily_id FROM eve_ext.segpipe_catalog WHERE results = 'daily'::regclass \gset
+CREATE TRIGGER daily_again AFTER INSERT ON readings REFERENCING NEW TABLE AS segpipe_new
+    FOR EACH STATEMENT EXECUTE FUNCTION eve_ext.segpipe_insert_trigger(:'daily_id');
+\set VERBOSITY sqlstate
+INSERT INTO readings VALUES (3, '2026-03-09 10:00+00', 7);
+\set VERBOSITY default
+DROP TRIGGER daily_again ON readings;
+INSERT INTO readings VALUES (3, '2026-03-09 10:00+00', 7);
+SELECT pg_temp.differences('daily') AS differences;
+
 -- 7. An unrelated table's trigger of the same name as one of segpipe's
 -- drops; a partition of the maintained readings does not.
 SET ROLE regress_segpipe_eve;

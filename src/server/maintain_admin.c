@@ -460,7 +460,13 @@ watch_drop(void)
 	v[0] = PointerGetDatum(construct_array(fns, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT t.oid, pg_catalog.split_part(pg_catalog.encode(t.tgargs, 'escape'), '\\000', 1), t.tgrelid "
+	/*
+	 * The later of two twins (same relation, function, row and events) is
+	 * not watched: both refuse to run while both exist
+	 * (maintain_trigger_plans), and dropping the later leaves the first.
+	 */
+	if (SPI_execute_with_args("SELECT t.oid, pg_catalog.split_part(pg_catalog.encode(t.tgargs, 'escape'), '\\000', 1), t.tgrelid, "
+							  "pg_catalog.lag(t.oid) OVER (PARTITION BY t.tgrelid, t.tgfoid, t.tgtype, t.tgargs ORDER BY t.oid) IS NOT NULL "
 							  "FROM pg_catalog.pg_trigger AS t WHERE t.tgfoid = ANY ($1) AND t.tgnargs >= 1",
 							  1, types, v, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read its triggers");
@@ -470,6 +476,9 @@ watch_drop(void)
 		Oid			oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
 		char	   *arg = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
 		Oid			rel = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull));
+
+		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4, &isnull)))
+			continue;
 
 		/* a trigger of the row's, on its readings or a partition of them */
 		for (int k = 0; k < n; k++)

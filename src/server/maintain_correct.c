@@ -11,6 +11,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -222,6 +223,22 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
 				 errdetail(e == NULL ? "segpipe's catalog of maintained results has no row %ld."
 						   : "Row %ld of segpipe's catalog of maintained results is of other readings.", id)));
+	/* one trigger of a row per event on a relation: a second would maintain twice */
+	for (int i = 0; i < td->tg_relation->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &td->tg_relation->trigdesc->triggers[i];
+
+		if (t->tgoid != tg->tgoid && t->tgfoid == tg->tgfoid && t->tgnargs >= 1 &&
+			strcmp(t->tgargs[0], tg->tgargs[0]) == 0 &&
+			(t->tgtype & tg->tgtype & (TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE |
+									   TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("triggers \"%s\" and \"%s\" on \"%s\" both maintain row %ld of segpipe's catalog",
+							tg->tgname, t->tgname, RelationGetRelationName(td->tg_relation), id),
+					 errdetail("segpipe_maintain() makes one trigger per event; a second would run every change twice."),
+					 errhint("Drop the trigger that segpipe_maintain() did not make.")));
+	}
 	maintain_plans_ready(mp);
 	return mp;
 }
