@@ -81,6 +81,7 @@ OBJS = \
 	src/server/maintain_sql.o \
 	src/server/maintain_correct.o \
 	src/server/maintain_admin.o \
+	src/server/maintain_tables.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
 	src/server/session_key.o \

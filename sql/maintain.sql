@@ -136,6 +136,19 @@ SELECT count(*) AS readings FROM "Out Put"."Readings ""B""";
 SELECT "Sensor", pipeline_rows(state) AS rows FROM "Out Put"."Daily ""sum""_state" ORDER BY 1;
 SELECT * FROM "Out Put"."Daily ""sum""_realtime" ORDER BY 1, 2, 4, 6;
 
+-- The tables' shapes: one definition (segpipe_table_definition), which
+-- set-up creates them from and the insert trigger checks a state table
+-- against; a sensor column keeps its collation, and every type is named
+-- by its schema.
+CREATE TABLE shaped (s text COLLATE "C" NOT NULL, ts timestamptz NOT NULL, v float8);
+SELECT k, segpipe_table_definition(k, 'shaped', 's', 'date', '{"type": "MaxTracker"}') AS definition
+FROM unnest(ARRAY['state', 'results', 'checkpoint', 'heartbeat']) AS k;
+SELECT segpipe_table_definition('states', 'shaped', 's', NULL, NULL);
+SELECT segpipe_table_definition('state', 'shaped', 'nope', NULL, '{"type": "MaxTracker"}');
+SELECT segpipe_table_definition('results', 'shaped', 's', NULL, NULL);
+SELECT segpipe_table_definition('state', 'shaped', 's', NULL, NULL);
+DROP TABLE shaped;
+
 -- Tear-down: the trigger and its function go; the tables stay unless asked.
 SELECT segpipe_unmaintain('readings');
 SELECT segpipe_unmaintain('"Out Put"."Daily ""sum"""');

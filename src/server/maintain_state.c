@@ -23,6 +23,7 @@
 
 #include "sp_compat.h"
 #include "maintain_state.h"
+#include "maintain_tables.h"
 
 struct StateTable
 {
@@ -55,21 +56,8 @@ as_made(Relation rel, const char *part_name, Oid part_type, Oid pipeline_type,
 		return false;
 	if (desc->constr != NULL && (desc->constr->num_check > 0 || desc->constr->has_generated_stored))
 		return false;
-	*part_att = *state_att = InvalidAttrNumber;
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped)
-			continue;
-		if (strcmp(NameStr(att->attname), part_name) == 0 && att->atttypid == part_type)
-			*part_att = att->attnum;
-		else if (strcmp(NameStr(att->attname), "state") == 0 && att->atttypid == pipeline_type)
-			*state_att = att->attnum;
-		else
-			return false;
-	}
-	return *part_att != InvalidAttrNumber && *state_att != InvalidAttrNumber;
+	return maintain_table_has_shape(rel, MT_STATE, part_name, part_type, InvalidOid, pipeline_type,
+									part_att, state_att);
 }
 
 /* The rights on a column that a statement checks: the table's, or the column's. */

@@ -31,6 +31,17 @@ CREATE OR REPLACE FUNCTION segpipe_maintain_triggers(results regclass, rel regcl
 COMMENT ON FUNCTION segpipe_maintain_triggers(regclass, regclass) IS
 	'creates the triggers of maintained results on their readings or one of their partitions (used by segpipe_maintain)';
 
+-- The one definition of the shapes of the tables set-up makes, which C
+-- checks them against too (src/server/maintain_tables.c).
+CREATE OR REPLACE FUNCTION segpipe_table_definition(kind text, sensor_from regclass, sensor name,
+		key_type regtype, spec pipeline)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'segpipe_table_definition'
+	LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION segpipe_table_definition(text, regclass, name, regtype, pipeline) IS
+	'what goes between the parentheses of CREATE TABLE for the state, results, checkpoint or heartbeat table of a set-up, its sensor column as column sensor of sensor_from (used by segpipe_maintain)';
+
 -- ---- segpipe_maintain: tables, a catalog row and triggers; no generated code ----
 CREATE OR REPLACE FUNCTION segpipe_maintain(readings regclass, partition_by text, ts text, value text,
 		key text, spec pipeline, results text,
@@ -51,7 +62,6 @@ DECLARE
 	rel name;
 	kind "char";
 	part_typ text;      -- the partition column's type and typmod
-	part_coll text;     -- ' COLLATE x.y' when the column's collation is not its type's
 	col_type regtype;
 	not_null boolean;
 	key_type text;
@@ -66,6 +76,10 @@ DECLARE
 	job text;
 	q_state text;
 	q_ckpt text;
+	def_state text;     -- the tables' columns (segpipe_table_definition)
+	def_results text;
+	def_ckpt text;
+	def_hb text;
 	q_results text;
 	idx regclass;       -- the index set-up made on the readings, if any
 	id integer;         -- the catalog's row
@@ -153,14 +167,9 @@ BEGIN
 
 	-- the columns: the partition column NOT NULL (it is the state's primary key),
 	-- ts timestamptz, value float8 or float8[] (pipeline_agg's two forms)
-	SELECT format_type(a.atttypid, a.atttypmod),
-	       CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
-	            THEN format(' COLLATE %I.%I', cn.nspname, co.collname) ELSE '' END,
-	       a.attnotnull
-	INTO part_typ, part_coll, not_null
-	FROM pg_attribute AS a JOIN pg_type AS t ON t.oid = a.atttypid
-	     LEFT JOIN pg_collation AS co ON co.oid = a.attcollation
-	     LEFT JOIN pg_namespace AS cn ON cn.oid = co.collnamespace
+	SELECT format_type(a.atttypid, a.atttypmod), a.attnotnull
+	INTO part_typ, not_null
+	FROM pg_attribute AS a
 	WHERE a.attrelid = readings AND a.attname = partition_by AND a.attnum > 0 AND NOT a.attisdropped;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'column "%" of relation "%" does not exist', partition_by, rel USING ERRCODE = 'undefined_column';
@@ -270,20 +279,28 @@ BEGIN
 			HINT = format('Write "late": "%s" in the spec (its full form), or use late => ''correct''.', late);
 	END IF;
 
-	-- the spec is the state column's default: a new sensor starts from it
+	-- the tables' shapes are segpipe_table_definition()'s, which C checks them
+	-- against too; the spec is the state column's default: a new sensor
+	-- starts from it
+	EXECUTE format('SELECT %1$I.segpipe_table_definition(''state'', $1, $2, NULL, $4), '
+	               '%1$I.segpipe_table_definition(''results'', $1, $2, $3, NULL), '
+	               '%1$I.segpipe_table_definition(''checkpoint'', $1, $2, NULL, NULL), '
+	               '%1$I.segpipe_table_definition(''heartbeat'', $1, $2, $3, NULL)', ext)
+	INTO def_state, def_results, def_ckpt, def_hb
+	USING readings, partition_by::name, key_type::regtype, spec;
 	BEGIN
-		EXECUTE format('CREATE TABLE %s (%I %s%s PRIMARY KEY, state %I.pipeline NOT NULL DEFAULT %L::%I.pipeline)',
-		               q_state, partition_by, part_typ, part_coll, ext, spec::text, ext);
+		EXECUTE format('CREATE TABLE %s (%s)', q_state,
+		               def_state);
 	EXCEPTION WHEN undefined_object THEN
 		RAISE EXCEPTION 'column "%" of relation "%" cannot be maintained', partition_by, rel
 			USING ERRCODE = 'datatype_mismatch',
 			DETAIL = format('Its type %s has no default btree operator class; the state table is keyed by it.', part_typ);
 	END;
-	EXECUTE format('CREATE TABLE %s (%I %s%s NOT NULL, ts timestamptz NOT NULL, key %s, port integer NOT NULL, value float8)',
-	               q_results, partition_by, part_typ, part_coll, key_type);
+	EXECUTE format('CREATE TABLE %s (%s)', q_results,
+	               def_results);
 	EXECUTE format('CREATE INDEX ON %s (%I, ts)', q_results, partition_by);
-	EXECUTE format('CREATE TABLE %s (%I %s%s NOT NULL, ts timestamptz NOT NULL, state %I.pipeline NOT NULL, PRIMARY KEY (%I, ts))',
-	               q_ckpt, partition_by, part_typ, part_coll, ext, partition_by);
+	EXECUTE format('CREATE TABLE %s (%s)', q_ckpt,
+	               def_ckpt);
 	EXECUTE format('COMMENT ON TABLE %s IS %L', q_state,
 	               format('segpipe: the pipeline of each %s of %s, kept up to date on every change of it', partition_by, readings));
 	EXECUTE format('COMMENT ON TABLE %s IS %L', q_results,
@@ -291,8 +308,8 @@ BEGIN
 	EXECUTE format('COMMENT ON TABLE %s IS %L', q_ckpt,
 	               format('segpipe: each pipeline of %s as it was before each of its segments: a change of %s runs its %s again from the last one before it', q_state, readings, partition_by));
 	IF watermark IS NOT NULL THEN
-		EXECUTE format('CREATE TABLE %s (%I %s%s NOT NULL, ts timestamptz NOT NULL, key %s, PRIMARY KEY (%I, ts))',
-		               q_hb, partition_by, part_typ, part_coll, key_type, partition_by);
+		EXECUTE format('CREATE TABLE %s (%s)', q_hb,
+		               def_hb);
 		EXECUTE format('COMMENT ON TABLE %s IS %L', q_hb,
 		               format('segpipe: the heartbeats applied to the pipelines of %s: a run over %s runs them too, as punctuation rows', q_state, readings));
 	END IF;

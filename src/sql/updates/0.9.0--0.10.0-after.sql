@@ -36,7 +36,6 @@ DECLARE
 	tr record;
 	v04 boolean;
 	q_results text;
-	col_def text;
 	id integer;
 BEGIN
 	FOR m IN SELECT p.oid AS fn, p.pronamespace AS nsp, n.nspname, left(p.proname, -length('_maintain')) AS base,
@@ -120,16 +119,10 @@ BEGIN
 			INTO job, sched USING format('SELECT %I.segpipe_close_silent(%L::pg_catalog.regclass)', ext, q_results);
 		END IF;
 		IF v04 THEN
-			-- 0.4.0 kept no checkpoints: the table later set-ups make, empty
-			SELECT format('%I %s%s NOT NULL', a.attname, format_type(a.atttypid, a.atttypmod),
-			              CASE WHEN a.attcollation <> 0 AND a.attcollation <> ty.typcollation
-			                   THEN format(' COLLATE %I.%I', cn.nspname, co.collname) ELSE '' END) INTO col_def
-			FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_type AS ty ON ty.oid = a.atttypid
-			     LEFT JOIN pg_catalog.pg_collation AS co ON co.oid = a.attcollation
-			     LEFT JOIN pg_catalog.pg_namespace AS cn ON cn.oid = co.collnamespace
-			WHERE a.attrelid = state AND a.attname = part;
-			EXECUTE format('CREATE TABLE %I.%I (%s, ts pg_catalog.timestamptz NOT NULL, state %I.pipeline NOT NULL, PRIMARY KEY (%I, ts))',
-			               m.nspname, m.base || '_checkpoint', col_def, ext, part);
+			-- 0.4.0 kept no checkpoints: the table set-up makes, empty, its sensor
+			-- column as the state table's
+			EXECUTE format('CREATE TABLE %I.%I (%s)', m.nspname, m.base || '_checkpoint',
+			               segpipe_table_definition('checkpoint', state::regclass, part, NULL, NULL));
 			EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', m.nspname, m.base || '_checkpoint', (SELECT r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = m.proowner));
 			ckpt := format('%I.%I', m.nspname, m.base || '_checkpoint')::regclass;
 			-- made by this script, so a member of the extension: it is the
