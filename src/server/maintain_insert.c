@@ -34,6 +34,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -93,6 +94,10 @@ typedef struct InsertRun
 	char		part_align;
 	FmgrInfo   *part_cmp;
 	Oid			part_coll;
+	Oid			part_cmp_fn;	/* part_cmp's function: integers compare inline */
+	int		   *row_sensor;		/* the sensor of each row, as the first pass saw it */
+	int64		n_rows;
+	int64		row;			/* the rows received */
 	Oid			key_coll;
 	int16		pipe_len;
 	bool		pipe_byval;
@@ -179,17 +184,49 @@ pipelines_array_of(const InsertRun *run, Datum *p, int n)
 
 /* ---- the sensors ---- */
 
+/*
+ * Two sensors' order, as part_cmp gives it: the btree comparisons of the
+ * integer types inline (a call through fmgr for each of a statement's rows
+ * is most of what finding its sensor costs).
+ */
+static inline int32
+part_compare(const InsertRun *run, Datum a, Datum b)
+{
+	switch (run->part_cmp_fn)
+	{
+		case F_BTINT4CMP:
+			return (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
+		case F_BTINT8CMP:
+			return (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
+		case F_BTINT2CMP:
+			return (int32) DatumGetInt16(a) - (int32) DatumGetInt16(b);
+		default:
+			return DatumGetInt32(FunctionCall2Coll(run->part_cmp, run->part_coll, a, b));
+	}
+}
+
 static Sensor *
 find_sensor(InsertRun *run, Datum part)
 {
 	int			lo = 0,
 				hi = run->n - 1;
 
+	/*
+	 * The rows come in the order of the first pass over the transition
+	 * table, which noted each one's sensor; a row whose sensor is not that
+	 * one (never, unless the scan's order changed) is looked up.
+	 */
+	if (run->row < run->n_rows)
+	{
+		Sensor	   *s = &run->sensors[run->row_sensor[run->row++]];
+
+		if (run->part_byval ? s->part == part : part_compare(run, part, s->part) == 0)
+			return s;
+	}
 	while (lo <= hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		int32		c = DatumGetInt32(FunctionCall2Coll(run->part_cmp, run->part_coll,
-														part, run->sensors[mid].part));
+		int32		c = part_compare(run, part, run->sensors[mid].part);
 
 		if (c == 0)
 			return &run->sensors[mid];
@@ -318,21 +355,22 @@ run_into(SPIPlanPtr p, ParamListInfo params, DestReceiver *dest,
 
 /* ---- the trigger ---- */
 
+/* rows whose sensors the first pass notes: 12 bytes each while it runs */
+#define MAX_NOTED_ROWS (4 * 1024 * 1024)
+
 /* the statement's sensors, distinct, in order, as they are collected */
 typedef struct PartNode
 {
 	RBTNode		rbt;
 	Datum		part;
+	int			index;			/* among the sensors, once all are known */
 } PartNode;
 
 static int
 part_node_cmp(const RBTNode *a, const RBTNode *b, void *arg)
 {
-	InsertRun  *run = (InsertRun *) arg;
-
-	return DatumGetInt32(FunctionCall2Coll(run->part_cmp, run->part_coll,
-										   ((const PartNode *) a)->part,
-										   ((const PartNode *) b)->part));
+	return part_compare((InsertRun *) arg, ((const PartNode *) a)->part,
+						((const PartNode *) b)->part);
 }
 
 static void
@@ -548,6 +586,7 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	RBTreeIterator it;
 	PartNode   *node;
 	TupleTableSlot *slot;
+	PartNode  **row_nodes;
 	int			ptr;
 	bool		isnull;
 	int			locked;
@@ -576,16 +615,21 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 				 errmsg("could not identify a comparison function for type %s",
 						format_type_be(part_type))));
 	run->part_cmp = &tce->cmp_proc_finfo;
+	run->part_cmp_fn = run->part_cmp->fn_oid;
 
 	tree = rbt_create(sizeof(PartNode), part_node_cmp, part_node_combine,
 					  part_node_alloc, NULL, run);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* each row's sensor, noted for the second pass (up to a bound on the memory) */
+	run->n_rows = Min(tuplestore_tuple_count(td->tg_newtable), MAX_NOTED_ROWS);
+	row_nodes = MemoryContextAllocHuge(run->cxt, sizeof(PartNode *) * Max(run->n_rows, 1));
 	/* a read pointer of its own, as a scan of the transition table has */
 	ptr = tuplestore_alloc_read_pointer(td->tg_newtable, EXEC_FLAG_REWIND);
 	tuplestore_select_read_pointer(td->tg_newtable, ptr);
 	tuplestore_rescan(td->tg_newtable);
 	run->n = 0;
-	while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
+	node = NULL;
+	for (int64 row = 0; tuplestore_gettupleslot(td->tg_newtable, true, false, slot); row++)
 	{
 		PartNode	key;
 		bool		isnew;
@@ -595,12 +639,18 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 			ereport(ERROR,
 					(errcode(ERRCODE_NOT_NULL_VIOLATION),
 					 errmsg("a row's sensor is null")));
-		node = (PartNode *) rbt_insert(tree, &key.rbt, &isnew);
-		if (isnew)
+		/* rows of one sensor often come together */
+		if (node == NULL || part_compare(run, key.part, node->part) != 0)
 		{
-			node->part = datumCopy(key.part, run->part_byval, run->part_len);
-			run->n++;
+			node = (PartNode *) rbt_insert(tree, &key.rbt, &isnew);
+			if (isnew)
+			{
+				node->part = datumCopy(key.part, run->part_byval, run->part_len);
+				run->n++;
+			}
 		}
+		if (row < run->n_rows)
+			row_nodes[row] = node;
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	tuplestore_select_read_pointer(td->tg_newtable, 0);
@@ -609,7 +659,14 @@ read_sensors(InsertRun *run, TriggerData *td, Datum *parts_array)
 	parts = MemoryContextAlloc(run->cxt, sizeof(Datum) * Max(run->n, 1));
 	rbt_begin_iterate(tree, LeftRightWalk, &it);
 	for (int i = 0; (node = (PartNode *) rbt_iterate(&it)) != NULL; i++)
+	{
 		parts[i] = run->sensors[i].part = node->part;
+		node->index = i;
+	}
+	run->row_sensor = MemoryContextAllocHuge(run->cxt, sizeof(int) * Max(run->n_rows, 1));
+	for (int64 row = 0; row < run->n_rows; row++)
+		run->row_sensor[row] = row_nodes[row]->index;
+	pfree(row_nodes);
 	*parts_array = parts_array_of(run, parts, run->n);
 
 	argtype = maintain_array_type(part_type);
