@@ -22,6 +22,7 @@
 #include "utils/timestamp.h"
 
 #include "maintain_correct.h"
+#include "maintain_rerun.h"
 
 PG_FUNCTION_INFO_V1(segpipe_change_trigger);
 PG_FUNCTION_INFO_V1(segpipe_rebuild_sensors);
@@ -113,7 +114,18 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 	if (OidIsValid(e->hb_rel))
 		run(maintain_plan(mp, MS_COR_HB_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
-	run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
+	{
+		/* a few sensors run in C; what it leaves (ties in ts, heartbeats), by the statement */
+		Datum		all = v[0];
+		Datum		left = maintain_rerun(mp, v[0], v[2]);
+
+		if (left != (Datum) 0)
+		{
+			v[0] = left;
+			run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
+			v[0] = all;
+		}
+	}
 	run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (e->has_horizon)
 		run(maintain_plan(mp, MS_COR_PRUNE, 5, argtypes), v, nulls, SPI_OK_DELETE);

@@ -493,6 +493,24 @@ build(MaintainPlans *mp, MaintainStatement which)
 							mp->state, mp->part, mp->eq_op, mp->readings);
 		case MS_COR_PRUNE:
 			return prune_sql(mp, "$4");
+		case MS_COR_BASE:
+			return psprintf("SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 ORDER BY k.ts DESC LIMIT 1",
+							mp->ckpt, mp->part, mp->eq_op);
+		case MS_COR_ROWS:
+			/* as rows_sql, without heartbeats, in the order of ts only (ties are told apart by the caller) */
+			return psprintf("SELECT segpipe_new.%1$s::pg_catalog.timestamptz AS ts, segpipe_new.%2$s::%3$s AS v, (\n%4$s\n) AS k "
+							"FROM %5$s AS segpipe_new "
+							"WHERE segpipe_new.%6$s %7$s $1 "
+							"AND segpipe_new.%1$s >= coalesce($2, '-infinity'::pg_catalog.timestamptz) "
+							"AND ($2 IS NULL OR segpipe_new.%1$s > $2) "
+							"AND segpipe_new.tableoid <> ALL ($3) ORDER BY 1",
+							mp->ts, mp->value, mp->v_type, e->key, mp->readings, mp->part, mp->eq_op);
+		case MS_COR_SAVE:
+			return psprintf("UPDATE %1$s AS s SET state = $2 WHERE s.%2$s %3$s $1",
+							mp->state, mp->part, mp->eq_op);
+		case MS_COR_STALE:
+			return psprintf("DELETE FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts = $2",
+							mp->ckpt, mp->part, mp->eq_op);
 		case MS_INS_PRUNE:
 			return prune_sql(mp, "$1");
 		case MS_CHG_UPDATE:

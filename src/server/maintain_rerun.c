@@ -1,0 +1,373 @@
+/*
+ * maintain_rerun.c
+ *	  A correction's run of a sensor, in C (maintain_rerun.h).
+ *
+ * The run that MS_COR_RUN states in SQL sorts every reading since the base
+ * checkpoint by (ts, value, key) inside an aggregate, with a ROW() built for
+ * each: over 20 days of 1-minute readings that is most of a correction.
+ * Here the readings come from the (sensor, ts) index in ts order and stream
+ * into the run; where two have one ts, their order would be (value, key),
+ * and the sensor is left to MS_COR_RUN.  What is saved is what MS_COR_RUN
+ * saves: the state without emissions, the run's checkpoints (those there
+ * already kept), the base checkpoint dropped when no segment begins right
+ * after it any more, or the base as the state when no reading is left.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+
+#include "maintain_rerun.h"
+#include "pipeline_agg.h"
+#include "sp_keyio.h"
+
+/* at most this many sensors a call: corrections of a few; rebuilds stay in SQL */
+#define RERUN_MAX_SENSORS 16
+
+typedef struct RerunReceiver
+{
+	DestReceiver pub;
+	AggState   *as;
+	bool		array;
+	Oid			key_type;
+	bool		tie;			/* two readings of one ts: MS_COR_RUN's */
+	bool		any;
+	TimestampTz prev;
+	MemoryContext rowcxt;
+} RerunReceiver;
+
+static void
+rerun_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	RerunReceiver *r = (RerunReceiver *) self;
+
+	if (desc->natts != 3 || TupleDescAttr(desc, 0)->atttypid != TIMESTAMPTZOID ||
+		TupleDescAttr(desc, 1)->atttypid != (r->array ? FLOAT8ARRAYOID : FLOAT8OID) ||
+		TupleDescAttr(desc, 2)->atttypid != r->key_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the readings' columns no longer match the maintained results"),
+				 errhint("Run segpipe_unmaintain() and segpipe_maintain() again.")));
+}
+
+static bool
+rerun_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	RerunReceiver *r = (RerunReceiver *) self;
+	TimestampTz ts;
+	MemoryContext old;
+
+	slot_getallattrs(slot);
+	/* (the statement's condition on ts leaves out NULL) */
+	ts = DatumGetTimestampTz(slot->tts_values[0]);
+	if (r->any && ts <= r->prev)
+	{
+		/* a tie (or rows out of ts order): the rest is of no use */
+		r->tie = true;
+		return false;
+	}
+	r->any = true;
+	r->prev = ts;
+	MemoryContextReset(r->rowcxt);
+	old = MemoryContextSwitchTo(r->rowcxt);
+	sp_agg_step_values(r->as, r->array, slot->tts_isnull[0], ts, slot->tts_isnull[1],
+					   slot->tts_values[1], slot->tts_isnull[2], slot->tts_values[2]);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+static void
+rerun_done(DestReceiver *self)
+{
+}
+
+static void
+run_statement(SPIPlanPtr p, Datum *values, const char *nulls, int expected)
+{
+	int			rc = SPI_execute_plan(p, values, nulls, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
+}
+
+static Datum
+one_array(Datum *d, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_array(d, n, type, len, byval, align));
+}
+
+/* The key's collation, as the rows statement gives it (the aggregate's ROW() has it). */
+static Oid
+rows_key_collation(SPIPlanPtr p)
+{
+	List	   *sources = SPI_plan_get_plan_sources(p);
+	CachedPlanSource *ps;
+
+	if (list_length(sources) != 1)
+		elog(ERROR, "segpipe's rows statement must be one query");
+	ps = (CachedPlanSource *) linitial(sources);
+	if (ps->resultDesc == NULL || ps->resultDesc->natts != 3)
+		elog(ERROR, "segpipe's rows statement must return three columns");
+	return TupleDescAttr(ps->resultDesc, 2)->attcollation;
+}
+
+/*
+ * One sensor: false when two of its readings share a ts (nothing written
+ * then).
+ */
+static bool
+rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
+			 MemoryContext cxt)
+{
+	MaintainEntry *e = mp->entry;
+	Oid			part_type = mp->part_type;
+	Oid			argtypes[3] = {part_type, TIMESTAMPTZOID, OIDARRAYOID};
+	Datum		v[3];
+	char		nulls[3] = {' ', ' ', ' '};
+	bool		has_base = false;
+	TimestampTz from = 0;
+	Datum		base = (Datum) 0;
+	Datum		start;
+	SPIPlanPtr	rows;
+	RerunReceiver dest;
+	SPIExecuteOptions options;
+	ParamListInfo params;
+	int			rc;
+	int			knest;
+
+	/* the base: the latest checkpoint left, or the spec */
+	v[0] = part;
+	run_statement(maintain_plan(mp, MS_COR_BASE, 1, argtypes), v, nulls, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+		Datum		d;
+
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+		{
+			from = DatumGetTimestampTz(d);
+			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+			if (isnull || SPI_gettypeid(SPI_tuptable->tupdesc, 2) != mp->pipeline_type)
+				elog(ERROR, "segpipe's checkpoints: invalid checkpoint row");
+			base = SPI_datumTransfer(d, false, -1);
+			has_base = true;
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+	start = has_base ? base : e->spec;
+
+	/* the run, from the readings in ts order */
+	rows = maintain_plan(mp, MS_COR_ROWS, 3, argtypes);
+	memset(&dest, 0, sizeof(dest));
+	dest.pub.receiveSlot = rerun_receive;
+	dest.pub.rStartup = rerun_startup;
+	dest.pub.rShutdown = rerun_done;
+	dest.pub.rDestroy = rerun_done;
+	dest.pub.mydest = DestNone;
+	dest.array = mp->array;
+	dest.key_type = e->key_type;
+	dest.rowcxt = AllocSetContextCreate(cxt, "segpipe rerun row", ALLOCSET_DEFAULT_SIZES);
+	knest = sp_keyio_hold(e->key_type);
+	PG_TRY();
+	{
+		dest.as = sp_agg_begin(fc, start, e->key_type, rows_key_collation(rows), cxt);
+	}
+	PG_CATCH();
+	{
+		sp_keyio_abandon();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	sp_keyio_release(knest);
+	sp_agg_keep_checkpoints(dest.as);
+	if (sp_agg_has_vectors(dest.as))
+		return false;			/* vector emissions: MS_COR_RUN writes them */
+
+	params = makeParamList(3);
+	params->params[0].value = part;
+	params->params[0].isnull = false;
+	params->params[0].ptype = part_type;
+	params->params[1].value = TimestampTzGetDatum(from);
+	params->params[1].isnull = !has_base;
+	params->params[1].ptype = TIMESTAMPTZOID;
+	params->params[2].value = excluded;
+	params->params[2].isnull = false;
+	params->params[2].ptype = OIDARRAYOID;
+	for (int i = 0; i < 3; i++)
+		params->params[i].pflags = PARAM_FLAG_CONST;
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.dest = &dest.pub;
+	rc = SPI_execute_plan_extended(rows, &options);
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
+	if (dest.tie)
+		return false;
+
+	if (!dest.any)
+	{
+		/* no reading after the base: the base is the state, and goes as a checkpoint */
+		if (has_base)
+		{
+			Oid			t[2] = {part_type, mp->pipeline_type};
+
+			v[0] = part;
+			v[1] = base;
+			run_statement(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
+			v[1] = TimestampTzGetDatum(from);
+			run_statement(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
+		}
+		return true;
+	}
+	{
+		SpKeyIO		io;
+		Datum		state;
+		int			n_emit,
+					n_ckpt;
+		const Datum *keys;
+		const AggEmission *em = sp_agg_emissions(dest.as, &n_emit, &keys);
+		const Datum *ck = sp_agg_checkpoints(dest.as, &n_ckpt);
+		const TimestampTz *ck_ts = sp_agg_checkpoint_times(dest.as);
+		bool		from_again = false;
+
+		sp_keyio_init(&io, e->key_type, CurrentMemoryContext);
+		knest = sp_keyio_hold(e->key_type);
+		PG_TRY();
+		{
+			state = sp_agg_state_datum(dest.as, &io);
+		}
+		PG_CATCH();
+		{
+			sp_keyio_abandon();
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		sp_keyio_release(knest);
+		{
+			Oid			t[2] = {part_type, mp->pipeline_type};
+
+			v[0] = part;
+			v[1] = state;
+			run_statement(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
+		}
+		if (n_ckpt > 0)
+		{
+			Oid			t[3] = {maintain_array_type(part_type), TIMESTAMPTZARRAYOID,
+			maintain_array_type(mp->pipeline_type)};
+			Datum		a[3];
+			Datum	   *p = palloc(sizeof(Datum) * n_ckpt);
+			Datum	   *ts = palloc(sizeof(Datum) * n_ckpt);
+
+			for (int k = 0; k < n_ckpt; k++)
+			{
+				p[k] = part;
+				ts[k] = TimestampTzGetDatum(ck_ts[k]);
+				if (has_base && ck_ts[k] == from)
+					from_again = true;
+			}
+			a[0] = one_array(p, n_ckpt, part_type);
+			a[1] = one_array(ts, n_ckpt, TIMESTAMPTZOID);
+			a[2] = one_array((Datum *) ck, n_ckpt, mp->pipeline_type);
+			run_statement(maintain_plan(mp, MS_INS_CKPT, 3, t), a, NULL, SPI_OK_INSERT);
+		}
+		if (has_base && !from_again)
+		{
+			v[0] = part;
+			v[1] = TimestampTzGetDatum(from);
+			run_statement(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
+		}
+		if (n_emit > 0)
+		{
+			Oid			t[5] = {maintain_array_type(part_type), TIMESTAMPTZARRAYOID,
+			maintain_array_type(e->key_type), INT4ARRAYOID, FLOAT8ARRAYOID};
+			Datum		a[5];
+			Datum	   *p = palloc(sizeof(Datum) * n_emit);
+			Datum	   *ts = palloc(sizeof(Datum) * n_emit);
+			Datum	   *k = palloc(sizeof(Datum) * n_emit);
+			Datum	   *port = palloc(sizeof(Datum) * n_emit);
+			Datum	   *val = palloc(sizeof(Datum) * n_emit);
+
+			for (int i = 0; i < n_emit; i++)
+			{
+				p[i] = part;
+				ts[i] = TimestampTzGetDatum(em[i].ts);
+				k[i] = keys[em[i].seg];
+				port[i] = Int32GetDatum(em[i].port + 1);
+				val[i] = Float8GetDatum(em[i].value);
+			}
+			a[0] = one_array(p, n_emit, part_type);
+			a[1] = one_array(ts, n_emit, TIMESTAMPTZOID);
+			a[2] = one_array(k, n_emit, e->key_type);
+			a[3] = one_array(port, n_emit, INT4OID);
+			a[4] = one_array(val, n_emit, FLOAT8OID);
+			run_statement(maintain_plan(mp, MS_INS_EMIT, 5, t), a, NULL, SPI_OK_INSERT);
+		}
+	}
+	return true;
+}
+
+Datum
+maintain_rerun(MaintainPlans *mp, Datum parts, Datum excluded)
+{
+	ArrayType  *a = DatumGetArrayTypeP(parts);
+	Datum	   *elems;
+	bool	   *enulls;
+	int			n;
+	int16		len;
+	bool		byval;
+	char		align;
+	Datum	   *left;
+	int			n_left = 0;
+	MemoryContext cxt,
+				old;
+	LOCAL_FCINFO(fc, 0);
+
+	/* heartbeats are rows of their own table, merged by MS_COR_RUN */
+	if (OidIsValid(mp->entry->hb_rel) || ARR_NDIM(a) != 1)
+		return parts;
+	get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
+	deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, &elems, &enulls, &n);
+	/* sensors told apart by image only where equality is the image's */
+	if (n > RERUN_MAX_SENSORS || (n > 1 && type_is_collatable(ARR_ELEMTYPE(a))))
+		return parts;
+	/* each sensor once (MS_COR_RUN takes them DISTINCT): else all to it */
+	for (int i = 0; i < n; i++)
+	{
+		if (enulls[i])
+			return parts;
+		for (int j = 0; j < i; j++)
+			if (datum_image_eq(elems[i], elems[j], byval, len))
+				return parts;
+	}
+	left = palloc(sizeof(Datum) * Max(n, 1));
+	InitFunctionCallInfoData(*fc, &mp->flinfo, 0, InvalidOid, NULL, NULL);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe rerun", ALLOCSET_DEFAULT_SIZES);
+	for (int i = 0; i < n; i++)
+	{
+		bool		done;
+
+		old = MemoryContextSwitchTo(cxt);
+		done = rerun_sensor(mp, elems[i], excluded, fc, cxt);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+		if (!done)
+			left[n_left++] = elems[i];
+	}
+	MemoryContextDelete(cxt);
+	if (n_left == 0)
+		return (Datum) 0;
+	return PointerGetDatum(construct_array(left, n_left, ARR_ELEMTYPE(a), len, byval, align));
+}
