@@ -113,11 +113,11 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 	}
 	if (OidIsValid(e->hb_rel))
 		run(maintain_plan(mp, MS_COR_HB_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
-	run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+	if (maintain_rerun_takes(mp, v[0]))
 	{
-		/* a few sensors run in C; what it leaves (ties in ts, heartbeats), by the statement */
+		/* a few sensors run in C; those with ties in ts, by the statement */
 		Datum		all = v[0];
-		Datum		left = maintain_rerun(mp, v[0], v[2]);
+		Datum		left = maintain_rerun(mp, v[0], v[1], v[2]);
 
 		if (left != (Datum) 0)
 		{
@@ -125,6 +125,11 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 			run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
 			v[0] = all;
 		}
+	}
+	else
+	{
+		run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+		run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
 	}
 	run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (e->has_horizon)

@@ -319,46 +319,77 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	return true;
 }
 
-Datum
-maintain_rerun(MaintainPlans *mp, Datum parts, Datum excluded)
+/* the sensors of parts, when maintain_rerun takes them */
+static bool
+sensors_of(MaintainPlans *mp, Datum parts, Datum **elems, int *n)
 {
 	ArrayType  *a = DatumGetArrayTypeP(parts);
-	Datum	   *elems;
 	bool	   *enulls;
-	int			n;
 	int16		len;
 	bool		byval;
 	char		align;
+
+	/* heartbeats are rows of their own table, merged by MS_COR_RUN */
+	if (OidIsValid(mp->entry->hb_rel) || ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != mp->part_type)
+		return false;
+	get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
+	deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, elems, &enulls, n);
+	/* sensors told apart by image only where equality is the image's */
+	if (*n > RERUN_MAX_SENSORS || (*n > 1 && type_is_collatable(ARR_ELEMTYPE(a))))
+		return false;
+	/* each sensor once (MS_COR_RUN takes them DISTINCT) */
+	for (int i = 0; i < *n; i++)
+	{
+		if (enulls[i])
+			return false;
+		for (int j = 0; j < i; j++)
+			if (datum_image_eq((*elems)[i], (*elems)[j], byval, len))
+				return false;
+	}
+	return true;
+}
+
+bool
+maintain_rerun_takes(MaintainPlans *mp, Datum parts)
+{
+	Datum	   *elems;
+	int			n;
+
+	return sensors_of(mp, parts, &elems, &n);
+}
+
+Datum
+maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
+{
+	Datum	   *elems;
+	Datum	   *from;
+	bool	   *fnulls;
+	int			n,
+				n_from;
 	Datum	   *left;
 	int			n_left = 0;
 	MemoryContext cxt,
 				old;
+	Oid			argtypes[2] = {mp->part_type, TIMESTAMPTZOID};
 	LOCAL_FCINFO(fc, 0);
 
-	/* heartbeats are rows of their own table, merged by MS_COR_RUN */
-	if (OidIsValid(mp->entry->hb_rel) || ARR_NDIM(a) != 1)
-		return parts;
-	get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
-	deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, &elems, &enulls, &n);
-	/* sensors told apart by image only where equality is the image's */
-	if (n > RERUN_MAX_SENSORS || (n > 1 && type_is_collatable(ARR_ELEMTYPE(a))))
-		return parts;
-	/* each sensor once (MS_COR_RUN takes them DISTINCT): else all to it */
-	for (int i = 0; i < n; i++)
-	{
-		if (enulls[i])
-			return parts;
-		for (int j = 0; j < i; j++)
-			if (datum_image_eq(elems[i], elems[j], byval, len))
-				return parts;
-	}
+	if (!sensors_of(mp, parts, &elems, &n))
+		elog(ERROR, "segpipe's correction in C does not take these sensors");
+	deconstruct_array(DatumGetArrayTypeP(since), TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &from, &fnulls, &n_from);
+	if (n_from != n)
+		elog(ERROR, "segpipe's correction: %d sensors, %d times", n, n_from);
 	left = palloc(sizeof(Datum) * Max(n, 1));
 	InitFunctionCallInfoData(*fc, &mp->flinfo, 0, InvalidOid, NULL, NULL);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe rerun", ALLOCSET_DEFAULT_SIZES);
 	for (int i = 0; i < n; i++)
 	{
+		Datum		v[2] = {elems[i], from[i]};
+		char		nulls[2] = {' ', fnulls[i] ? 'n' : ' '};
 		bool		done;
 
+		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
+		run_statement(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		old = MemoryContextSwitchTo(cxt);
 		done = rerun_sensor(mp, elems[i], excluded, fc, cxt);
 		MemoryContextSwitchTo(old);
@@ -369,5 +400,5 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum excluded)
 	MemoryContextDelete(cxt);
 	if (n_left == 0)
 		return (Datum) 0;
-	return PointerGetDatum(construct_array(left, n_left, ARR_ELEMTYPE(a), len, byval, align));
+	return one_array(left, n_left, mp->part_type);
 }

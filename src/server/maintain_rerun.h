@@ -10,12 +10,19 @@
 #include "maintain_sql.h"
 
 /*
- * Run each sensor of parts (an array of the sensor column's type) on from
- * its latest checkpoint over its readings but those in the partitions of
- * excluded (oid[]), and save it as MS_COR_RUN would (after MS_COR_DELETE).
- * Returns the sensors it left to MS_COR_RUN (parts itself when it takes
- * none), or 0 when none.  Call inside SPI, under maintain_settings.
+ * Whether maintain_rerun takes the sensors of parts (an array of the
+ * sensor column's type): at most a few, each once, and no heartbeats.
  */
-extern Datum maintain_rerun(MaintainPlans *mp, Datum parts, Datum excluded);
+extern bool maintain_rerun_takes(MaintainPlans *mp, Datum parts);
+
+/*
+ * For each sensor of parts, what MS_COR_DELETE and MS_COR_RUN do: its
+ * checkpoints and results after its last checkpoint before the matching
+ * since (timestamptz[]) deleted, and a run from there over its readings but
+ * those in the partitions of excluded (oid[]), saved.  Returns the sensors
+ * whose run it left to MS_COR_RUN (two readings of one ts), or 0 when none.
+ * Call inside SPI, under maintain_settings.
+ */
+extern Datum maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded);
 
 #endif							/* MAINTAIN_RERUN_H */

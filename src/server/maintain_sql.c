@@ -493,6 +493,13 @@ build(MaintainPlans *mp, MaintainStatement which)
 							mp->state, mp->part, mp->eq_op, mp->readings);
 		case MS_COR_PRUNE:
 			return prune_sql(mp, "$4");
+		case MS_COR_DELETE1:
+			return psprintf("WITH b AS (SELECT (SELECT pg_catalog.max(k.ts) FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2) AS f), "
+							"d AS (DELETE FROM %1$s AS k USING b WHERE k.%2$s %3$s $1 "
+							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)) "
+							"DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 "
+							"AND r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)",
+							mp->ckpt, mp->part, mp->eq_op, mp->results);
 		case MS_COR_BASE:
 			return psprintf("SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 ORDER BY k.ts DESC LIMIT 1",
 							mp->ckpt, mp->part, mp->eq_op);
