@@ -88,7 +88,7 @@ OBJS = \
 	src/server/session_key.o \
 	src/server/sp_heartbeat.o
 
-REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh maintain_upgrade
+REGRESS = setup spec_errors segment_rule punctuation trackers windowed mesh type_io arith_oracle filters dsp arithmetic state_bounds keys segment_key close_at_end upgrade stored_text pipeline_agg ordered pipeline_state segment_state maintain corrections maintain_insert watermark stages retention casts trusted punctuate heartbeats chaining hostile time program lang_ops prototypes nested vectors fused nested_vectors keyed more_ops join_ops timeshift maintain_hostile carry program_mesh maintain_upgrade maintain_rerun
 # the suites that start from a released version (CREATE EXTENSION segpipe
 # VERSION '0.4.0', then ALTER EXTENSION segpipe UPDATE): they need the
 # released scripts installed (make install-released), which test/run-tests.sh

@@ -70,6 +70,7 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 	Datum		v[5];
 	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	bool		isnull;
+	bool		all_had_readings = false;
 
 	maintain_correct_argtypes(mp, argtypes);
 	v[0] = parts;
@@ -117,7 +118,7 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 	{
 		/* a few sensors run in C; those with ties in ts, by the statement */
 		Datum		all = v[0];
-		Datum		left = maintain_rerun(mp, v[0], v[1], v[2]);
+		Datum		left = maintain_rerun(mp, v[0], v[1], v[2], &all_had_readings);
 
 		if (left != (Datum) 0)
 		{
@@ -131,7 +132,8 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 		run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 		run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
 	}
-	run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+	if (!all_had_readings)
+		run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (e->has_horizon)
 		run(maintain_plan(mp, MS_COR_PRUNE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (SPI_finish() != SPI_OK_FINISH)

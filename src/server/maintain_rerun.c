@@ -129,7 +129,7 @@ rows_key_collation(SPIPlanPtr p)
  */
 static bool
 rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
-			 MemoryContext cxt)
+			 MemoryContext cxt, bool *had_readings)
 {
 	MaintainEntry *e = mp->entry;
 	Oid			part_type = mp->part_type;
@@ -193,6 +193,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	PG_END_TRY();
 	sp_keyio_release(knest);
 	sp_agg_keep_checkpoints(dest.as);
+	*had_readings = false;
 	if (sp_agg_has_vectors(dest.as))
 		return false;			/* vector emissions: MS_COR_RUN writes them */
 
@@ -214,6 +215,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	rc = SPI_execute_plan_extended(rows, &options);
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
+	*had_readings = dest.any;
 	if (dest.tie)
 		return false;
 
@@ -359,7 +361,7 @@ maintain_rerun_takes(MaintainPlans *mp, Datum parts)
 }
 
 Datum
-maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
+maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool *all_had_readings)
 {
 	Datum	   *elems;
 	Datum	   *from;
@@ -379,6 +381,7 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 					  TYPALIGN_DOUBLE, &from, &fnulls, &n_from);
 	if (n_from != n)
 		elog(ERROR, "segpipe's correction: %d sensors, %d times", n, n_from);
+	*all_had_readings = true;
 	left = palloc(sizeof(Datum) * Max(n, 1));
 	InitFunctionCallInfoData(*fc, &mp->flinfo, 0, InvalidOid, NULL, NULL);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe rerun", ALLOCSET_DEFAULT_SIZES);
@@ -387,11 +390,15 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 		Datum		v[2] = {elems[i], from[i]};
 		char		nulls[2] = {' ', fnulls[i] ? 'n' : ' '};
 		bool		done;
+		bool		had;
 
 		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
 		run_statement(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		old = MemoryContextSwitchTo(cxt);
-		done = rerun_sensor(mp, elems[i], excluded, fc, cxt);
+		done = rerun_sensor(mp, elems[i], excluded, fc, cxt, &had);
+		/* (a sensor left to MS_COR_RUN was not read to the end) */
+		if (!done || !had)
+			*all_had_readings = false;
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(cxt);
 		if (!done)

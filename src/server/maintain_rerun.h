@@ -20,9 +20,12 @@ extern bool maintain_rerun_takes(MaintainPlans *mp, Datum parts);
  * checkpoints and results after its last checkpoint before the matching
  * since (timestamptz[]) deleted, and a run from there over its readings but
  * those in the partitions of excluded (oid[]), saved.  Returns the sensors
- * whose run it left to MS_COR_RUN (two readings of one ts), or 0 when none.
- * Call inside SPI, under maintain_settings.
+ * whose run it left to MS_COR_RUN (two readings of one ts), or 0 when none;
+ * *all_had_readings says that every sensor it ran had a reading (so none
+ * lost its state: MS_COR_GONE has nothing to do).  Call inside SPI, under
+ * maintain_settings.
  */
-extern Datum maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded);
+extern Datum maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded,
+							bool *all_had_readings);
 
 #endif							/* MAINTAIN_RERUN_H */

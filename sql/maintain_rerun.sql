@@ -1,0 +1,72 @@
+-- Corrections of a few sensors run in C (maintain_rerun.c): their readings
+-- in ts order from the index, no sort; a sensor with two readings of one ts
+-- is run by the statement that sorts by (ts, value, key).  After each
+-- change, the results equal segment_agg over the readings, and the states
+-- and checkpoints equal, byte for byte, those a rebuild of every sensor
+-- writes (more than 16 sensors: the rebuild runs them by the statement).
+\pset format unaligned
+\pset null 'null'
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE TABLE rr (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+-- 20 sensors, 3 days, a reading every 8 hours; the key is the day and
+-- whether the value is above 10, so the order of readings of one ts
+-- (by value) decides where segments end
+INSERT INTO rr SELECT s, timestamptz '2026-03-01 00:00+00' + h * interval '8 hours', (s * 7 + h * 5) % 23
+FROM generate_series(1, 20) AS s, generate_series(0, 8) AS h;
+SELECT segpipe_maintain('rr', 'sensor', 'ts', 'v', $k$ts::date::text || (v > 10)::text$k$,
+                        '{"type": "MaxTracker"}', 'rr_max');
+
+CREATE FUNCTION differences() RETURNS TABLE (results_differ bigint, states_differ bigint, checkpoints_differ bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  CREATE TEMP TABLE got_state AS SELECT sensor, pipeline_send(state) AS b FROM rr_max_state;
+  CREATE TEMP TABLE got_ckpt AS SELECT sensor, ts, pipeline_send(state) AS b FROM rr_max_checkpoint;
+  results_differ := (WITH whole AS (
+      SELECT sensor, ts, k AS key, 1 AS port, m AS value
+      FROM (SELECT sensor, ts, segment_key(v, ts::date::text || (v > 10)::text) OVER w AS k,
+                   segment_agg(v, ts::date::text || (v > 10)::text, '{"type": "MaxTracker"}') OVER w AS m
+            FROM rr WINDOW w AS (PARTITION BY sensor ORDER BY ts, v)) AS x
+      WHERE m IS NOT NULL),
+    got AS (SELECT sensor, ts, key, port, value FROM rr_max)
+    SELECT count(*) FROM ((SELECT * FROM whole EXCEPT ALL SELECT * FROM got)
+                          UNION ALL (SELECT * FROM got EXCEPT ALL SELECT * FROM whole)) AS d);
+  PERFORM segpipe_rebuild('rr_max');
+  states_differ := (SELECT count(*) FROM ((SELECT sensor, pipeline_send(state) FROM rr_max_state EXCEPT ALL TABLE got_state)
+                    UNION ALL (TABLE got_state EXCEPT ALL SELECT sensor, pipeline_send(state) FROM rr_max_state)) AS d);
+  checkpoints_differ := (SELECT count(*) FROM ((SELECT sensor, ts, pipeline_send(state) FROM rr_max_checkpoint EXCEPT ALL TABLE got_ckpt)
+                         UNION ALL (TABLE got_ckpt EXCEPT ALL SELECT sensor, ts, pipeline_send(state) FROM rr_max_checkpoint)) AS d);
+  DROP TABLE got_state, got_ckpt;
+  RETURN NEXT;
+END $$;
+SELECT * FROM differences();
+
+-- a value changed on the first day, then on the last reading
+UPDATE rr SET v = 30 WHERE sensor = 3 AND ts = '2026-03-01 08:00+00';
+SELECT * FROM differences();
+UPDATE rr SET v = v + 1 WHERE sensor = 4 AND ts = '2026-03-03 16:00+00';
+SELECT * FROM differences();
+-- the last day of a sensor deleted: its run from the checkpoint before that
+-- day has no reading left, and that checkpoint goes (no segment begins after it)
+SELECT count(*) AS checkpoints_of_5 FROM rr_max_checkpoint WHERE sensor = 5;
+DELETE FROM rr WHERE sensor = 5 AND ts >= '2026-03-03';
+SELECT count(*) AS checkpoints_of_5 FROM rr_max_checkpoint WHERE sensor = 5;
+SELECT * FROM differences();
+-- two readings of one ts, in both orders of value: sensor 6's first one is
+-- above 10, sensor 7's below, each arriving first
+INSERT INTO rr VALUES (6, '2026-03-02 08:00+00', 1);
+UPDATE rr SET v = 22 WHERE sensor = 6 AND ts = '2026-03-02 08:00+00' AND v <> 1;
+INSERT INTO rr VALUES (7, '2026-03-02 08:00+00', 20);
+UPDATE rr SET v = 2 WHERE sensor = 7 AND ts = '2026-03-02 08:00+00' AND v <> 20;
+SELECT sensor, ts, key, value FROM rr_max WHERE sensor IN (6, 7) AND ts = '2026-03-02 08:00+00' ORDER BY 1, 2, 3;
+SELECT * FROM differences();
+-- several sensors in one statement, one of them with a tie
+UPDATE rr SET v = v + 3 WHERE sensor IN (6, 8, 9) AND ts = '2026-03-02 08:00+00';
+SELECT * FROM differences();
+-- a sensor's every reading deleted: its state goes
+DELETE FROM rr WHERE sensor = 10;
+SELECT count(*) AS states_of_10 FROM rr_max_state WHERE sensor = 10;
+SELECT * FROM differences();
+SELECT segpipe_unmaintain('rr_max', drop_tables => true);
+DROP TABLE rr;
+DROP FUNCTION differences();
