@@ -27,9 +27,22 @@
 #include "maintain_rerun.h"
 #include "pipeline_agg.h"
 #include "sp_keyio.h"
+#include "sp_settings.h"
 
 /* at most this many sensors a call: corrections of a few; rebuilds stay in SQL */
 #define RERUN_MAX_SENSORS 16
+
+/*
+ * The readings statement's plan is generic (made once, for any sensor and
+ * time): estimated for a tenth of the table, it would be a bitmap scan and
+ * a sort, where a correction reads the few readings since its checkpoint.
+ * Made and run under these, it reads the (sensor, ts) index in order (and
+ * the statement that deletes what the run replaces, the sensor's entries).
+ */
+static const SpSetting ordered_scan_settings[] = {
+	{"enable_sort", "off"},
+	{"enable_bitmapscan", "off"},
+};
 
 typedef struct RerunReceiver
 {
@@ -146,6 +159,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	ParamListInfo params;
 	int			rc;
 	int			knest;
+	int			snest;
 
 	/* the base: the latest checkpoint left, or the spec */
 	v[0] = part;
@@ -212,7 +226,10 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	memset(&options, 0, sizeof(options));
 	options.params = params;
 	options.dest = &dest.pub;
+	snest = sp_settings_begin(ordered_scan_settings, lengthof(ordered_scan_settings),
+							  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 	rc = SPI_execute_plan_extended(rows, &options);
+	sp_settings_end(snest);
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
 	*had_readings = dest.any;
@@ -373,6 +390,7 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 	MemoryContext cxt,
 				old;
 	Oid			argtypes[2] = {mp->part_type, TIMESTAMPTZOID};
+	int			snest;
 	LOCAL_FCINFO(fc, 0);
 
 	if (!sensors_of(mp, parts, &elems, &n))
@@ -393,7 +411,10 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 		bool		had;
 
 		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
+		snest = sp_settings_begin(ordered_scan_settings, lengthof(ordered_scan_settings),
+								  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 		run_statement(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
+		sp_settings_end(snest);
 		old = MemoryContextSwitchTo(cxt);
 		done = rerun_sensor(mp, elems[i], excluded, fc, cxt, &had);
 		/* (a sensor left to MS_COR_RUN was not read to the end) */
