@@ -159,7 +159,6 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	ParamListInfo params;
 	int			rc;
 	int			knest;
-	int			snest;
 
 	/* the base: the latest checkpoint left, or the spec */
 	v[0] = part;
@@ -226,10 +225,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	memset(&options, 0, sizeof(options));
 	options.params = params;
 	options.dest = &dest.pub;
-	snest = sp_settings_begin(ordered_scan_settings, lengthof(ordered_scan_settings),
-							  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 	rc = SPI_execute_plan_extended(rows, &options);
-	sp_settings_end(snest);
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
 	*had_readings = dest.any;
@@ -289,18 +285,31 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 			Datum		a[3];
 			Datum	   *p = palloc(sizeof(Datum) * n_ckpt);
 			Datum	   *ts = palloc(sizeof(Datum) * n_ckpt);
+			Datum	   *states = palloc(sizeof(Datum) * n_ckpt);
+			int			n_new = 0;
 
 			for (int k = 0; k < n_ckpt; k++)
 			{
-				p[k] = part;
-				ts[k] = TimestampTzGetDatum(ck_ts[k]);
+				/*
+				 * The base taken again is there already (the statement
+				 * would keep it: ON CONFLICT DO NOTHING); it stays.
+				 */
 				if (has_base && ck_ts[k] == from)
+				{
 					from_again = true;
+					continue;
+				}
+				p[n_new] = part;
+				ts[n_new] = TimestampTzGetDatum(ck_ts[k]);
+				states[n_new++] = ck[k];
 			}
-			a[0] = one_array(p, n_ckpt, part_type);
-			a[1] = one_array(ts, n_ckpt, TIMESTAMPTZOID);
-			a[2] = one_array((Datum *) ck, n_ckpt, mp->pipeline_type);
-			run_statement(maintain_plan(mp, MS_INS_CKPT, 3, t), a, NULL, SPI_OK_INSERT);
+			if (n_new > 0)
+			{
+				a[0] = one_array(p, n_new, part_type);
+				a[1] = one_array(ts, n_new, TIMESTAMPTZOID);
+				a[2] = one_array(states, n_new, mp->pipeline_type);
+				run_statement(maintain_plan(mp, MS_INS_CKPT, 3, t), a, NULL, SPI_OK_INSERT);
+			}
 		}
 		if (has_base && !from_again)
 		{
@@ -403,6 +412,9 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 	left = palloc(sizeof(Datum) * Max(n, 1));
 	InitFunctionCallInfoData(*fc, &mp->flinfo, 0, InvalidOid, NULL, NULL);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "segpipe rerun", ALLOCSET_DEFAULT_SIZES);
+	/* (the other statements here have no sort or bitmap scan to lose) */
+	snest = sp_settings_begin(ordered_scan_settings, lengthof(ordered_scan_settings),
+							  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 	for (int i = 0; i < n; i++)
 	{
 		Datum		v[2] = {elems[i], from[i]};
@@ -411,10 +423,7 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 		bool		had;
 
 		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
-		snest = sp_settings_begin(ordered_scan_settings, lengthof(ordered_scan_settings),
-								  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 		run_statement(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
-		sp_settings_end(snest);
 		old = MemoryContextSwitchTo(cxt);
 		done = rerun_sensor(mp, elems[i], excluded, fc, cxt, &had);
 		/* (a sensor left to MS_COR_RUN was not read to the end) */
@@ -425,6 +434,7 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 		if (!done)
 			left[n_left++] = elems[i];
 	}
+	sp_settings_end(snest);
 	MemoryContextDelete(cxt);
 	if (n_left == 0)
 		return (Datum) 0;
