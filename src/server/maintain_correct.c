@@ -28,8 +28,8 @@ PG_FUNCTION_INFO_V1(segpipe_change_trigger);
 PG_FUNCTION_INFO_V1(segpipe_rebuild_sensors);
 PG_FUNCTION_INFO_V1(segpipe_close_silent);
 
-static void
-run(SPIPlanPtr p, Datum *values, const char *nulls, int expected)
+void
+maintain_run(SPIPlanPtr p, Datum *values, const char *nulls, int expected)
 {
 	int			rc = SPI_execute_plan(p, values, nulls, false, 0);
 
@@ -82,11 +82,11 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 		elog(ERROR, "SPI_connect failed");
 
 	/* the states of these sensors, new ones inserted, all locked in order */
-	run(maintain_plan(mp, MS_COR_LOCK, 5, argtypes), v, nulls, SPI_OK_INSERT);
+	maintain_run(maintain_plan(mp, MS_COR_LOCK, 5, argtypes), v, nulls, SPI_OK_INSERT);
 	if (e->beyond == BEYOND_KEEP)
 	{
 		/* changes older than the horizon behind their sensor's progress are left out */
-		run(maintain_plan(mp, MS_COR_KEEP, 5, argtypes), v, nulls, SPI_OK_SELECT);
+		maintain_run(maintain_plan(mp, MS_COR_KEEP, 5, argtypes), v, nulls, SPI_OK_SELECT);
 		v[0] = first_value(1, &isnull);
 		if (isnull)
 		{
@@ -97,7 +97,7 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 	}
 	else if (e->beyond == BEYOND_ERROR && e->has_horizon)
 	{
-		run(maintain_plan(mp, MS_COR_ERROR, 5, argtypes), v, nulls, SPI_OK_SELECT);
+		maintain_run(maintain_plan(mp, MS_COR_ERROR, 5, argtypes), v, nulls, SPI_OK_SELECT);
 		if (SPI_processed > 0)
 		{
 			HeapTuple	t = SPI_tuptable->vals[0];
@@ -113,7 +113,7 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 		}
 	}
 	if (OidIsValid(e->hb_rel))
-		run(maintain_plan(mp, MS_COR_HB_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+		maintain_run(maintain_plan(mp, MS_COR_HB_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (maintain_rerun_takes(mp, v[0]))
 	{
 		/* a few sensors run in C; those with ties in ts, by the statement */
@@ -123,19 +123,19 @@ maintain_correct(MaintainPlans *mp, Datum parts, Datum since, Datum excluded)
 		if (left != (Datum) 0)
 		{
 			v[0] = left;
-			run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
+			maintain_run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
 			v[0] = all;
 		}
 	}
 	else
 	{
-		run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
-		run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
+		maintain_run(maintain_plan(mp, MS_COR_DELETE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+		maintain_run(maintain_plan(mp, MS_COR_RUN, 5, argtypes), v, nulls, SPI_OK_INSERT);
 	}
 	if (!all_had_readings)
-		run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+		maintain_run(maintain_plan(mp, MS_COR_GONE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (e->has_horizon)
-		run(maintain_plan(mp, MS_COR_PRUNE, 5, argtypes), v, nulls, SPI_OK_DELETE);
+		maintain_run(maintain_plan(mp, MS_COR_PRUNE, 5, argtypes), v, nulls, SPI_OK_DELETE);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
 }
@@ -369,7 +369,7 @@ segpipe_change_trigger(PG_FUNCTION_ARGS)
 
 				for (int i = 0; i < lengthof(clear); i++)
 					if (clear[i] != MS_CHG_CLEAR_HB || OidIsValid(mp->entry->hb_rel))
-						run(maintain_plan(mp, clear[i], 0, NULL), NULL, NULL, SPI_OK_DELETE);
+						maintain_run(maintain_plan(mp, clear[i], 0, NULL), NULL, NULL, SPI_OK_DELETE);
 			}
 			else
 				maintain_correct_relation(mp, rel, true);
@@ -415,7 +415,7 @@ readings_of(MaintainPlans *mp, Datum *parts, int n, Oid elem, int16 len, bool by
 		return 0;
 	maintain_correct_argtypes(mp, argtypes);
 	v = PointerGetDatum(construct_array(parts, n, elem, len, byval, align));
-	run(maintain_plan(mp, MS_REBUILD_COUNT, 1, argtypes), &v, NULL, SPI_OK_SELECT);
+	maintain_run(maintain_plan(mp, MS_REBUILD_COUNT, 1, argtypes), &v, NULL, SPI_OK_SELECT);
 	d = first_value(1, &isnull);
 	return isnull ? 0 : DatumGetInt64(d);
 }
@@ -507,7 +507,7 @@ segpipe_rebuild_sensors(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (PG_ARGISNULL(1))
-		run(maintain_plan(mp, MS_REBUILD_ALL, 0, NULL), NULL, NULL, SPI_OK_SELECT);
+		maintain_run(maintain_plan(mp, MS_REBUILD_ALL, 0, NULL), NULL, NULL, SPI_OK_SELECT);
 	else
 	{
 		Oid			t = TEXTOID;
@@ -574,17 +574,17 @@ segpipe_close_silent(PG_FUNCTION_ARGS)
 	argtypes[0] = TIMESTAMPTZOID;
 	argtypes[1] = maintain_array_type(mp->part_type);
 	v[0] = w;
-	run(maintain_plan(mp, MS_CLOSE_LOCK, 1, argtypes), v, NULL, SPI_OK_SELECT);
+	maintain_run(maintain_plan(mp, MS_CLOSE_LOCK, 1, argtypes), v, NULL, SPI_OK_SELECT);
 	v[1] = first_value(1, &isnull);
 	if (!isnull)
 	{
 		Datum		c;
 
-		run(maintain_plan(mp, MS_CLOSE_RUN, 2, argtypes), v, NULL, SPI_OK_SELECT);
+		maintain_run(maintain_plan(mp, MS_CLOSE_RUN, 2, argtypes), v, NULL, SPI_OK_SELECT);
 		c = first_value(1, &isnull);
 		n = isnull ? 0 : DatumGetInt64(c);
 		if (mp->entry->has_horizon)
-			run(maintain_plan(mp, MS_INS_PRUNE, 1, &argtypes[1]), &v[1], NULL, SPI_OK_DELETE);
+			maintain_run(maintain_plan(mp, MS_INS_PRUNE, 1, &argtypes[1]), &v[1], NULL, SPI_OK_DELETE);
 	}
 	SPI_finish();
 	sp_settings_end(nest);

@@ -36,4 +36,7 @@ extern void maintain_correct_relation(MaintainPlans *mp, Oid rel, bool leave_out
  */
 extern MaintainPlans *maintain_trigger_plans(TriggerData *td, const char *fn);
 
+/* Run a prepared statement (inside SPI); anything but the expected result is an error. */
+extern void maintain_run(SPIPlanPtr p, Datum *values, const char *nulls, int expected);
+
 #endif							/* MAINTAIN_CORRECT_H */

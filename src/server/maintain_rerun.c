@@ -24,6 +24,7 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 
+#include "maintain_correct.h"
 #include "maintain_rerun.h"
 #include "pipeline_agg.h"
 #include "sp_keyio.h"
@@ -101,15 +102,6 @@ rerun_done(DestReceiver *self)
 {
 }
 
-static void
-run_statement(SPIPlanPtr p, Datum *values, const char *nulls, int expected)
-{
-	int			rc = SPI_execute_plan(p, values, nulls, false, 0);
-
-	if (rc != expected)
-		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
-}
-
 static Datum
 one_array(Datum *d, int n, Oid type)
 {
@@ -162,7 +154,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 
 	/* the base: the latest checkpoint left, or the spec */
 	v[0] = part;
-	run_statement(maintain_plan(mp, MS_COR_BASE, 1, argtypes), v, nulls, SPI_OK_SELECT);
+	maintain_run(maintain_plan(mp, MS_COR_BASE, 1, argtypes), v, nulls, SPI_OK_SELECT);
 	if (SPI_processed > 0)
 	{
 		bool		isnull;
@@ -241,9 +233,9 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 
 			v[0] = part;
 			v[1] = base;
-			run_statement(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
+			maintain_run(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
 			v[1] = TimestampTzGetDatum(from);
-			run_statement(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
+			maintain_run(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		}
 		return true;
 	}
@@ -276,7 +268,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 
 			v[0] = part;
 			v[1] = state;
-			run_statement(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
+			maintain_run(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
 		}
 		if (n_ckpt > 0)
 		{
@@ -308,14 +300,14 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 				a[0] = one_array(p, n_new, part_type);
 				a[1] = one_array(ts, n_new, TIMESTAMPTZOID);
 				a[2] = one_array(states, n_new, mp->pipeline_type);
-				run_statement(maintain_plan(mp, MS_INS_CKPT, 3, t), a, NULL, SPI_OK_INSERT);
+				maintain_run(maintain_plan(mp, MS_INS_CKPT, 3, t), a, NULL, SPI_OK_INSERT);
 			}
 		}
 		if (has_base && !from_again)
 		{
 			v[0] = part;
 			v[1] = TimestampTzGetDatum(from);
-			run_statement(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
+			maintain_run(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		}
 		if (n_emit > 0)
 		{
@@ -341,7 +333,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 			a[2] = one_array(k, n_emit, e->key_type);
 			a[3] = one_array(port, n_emit, INT4OID);
 			a[4] = one_array(val, n_emit, FLOAT8OID);
-			run_statement(maintain_plan(mp, MS_INS_EMIT, 5, t), a, NULL, SPI_OK_INSERT);
+			maintain_run(maintain_plan(mp, MS_INS_EMIT, 5, t), a, NULL, SPI_OK_INSERT);
 		}
 	}
 	return true;
@@ -423,7 +415,7 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 		bool		had;
 
 		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
-		run_statement(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
+		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		old = MemoryContextSwitchTo(cxt);
 		done = rerun_sensor(mp, elems[i], excluded, fc, cxt, &had);
 		/* (a sensor left to MS_COR_RUN was not read to the end) */
