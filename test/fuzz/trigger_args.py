@@ -39,11 +39,14 @@ LOW = "regress_fz_low"
 
 
 def run(sql, db, role=None):
+    """sql in db, as role when given: the superuser's connection becomes the role's session
+    (SET SESSION AUTHORIZATION: session_user and current_user are the role), since the
+    test's cluster may take passwords for its own user only."""
     env = dict(os.environ, PGTZ="UTC")
-    if role:
-        env["PGUSER"] = role
+    become = f"SET SESSION AUTHORIZATION {role};\n" if role else ""
     r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db],
-                       input="SET client_min_messages = warning;\n" + sql, capture_output=True, text=True, env=env)
+                       input="SET client_min_messages = warning;\n" + become + sql, capture_output=True, text=True,
+                       env=env)
     return r.returncode == 0, r.stdout.strip(), r.stderr.strip()
 
 
