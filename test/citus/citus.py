@@ -262,8 +262,12 @@ def main():
         forms(co, single)
         resume(co, single)
         maintain(co)
-    except SqlError as e:
+    except (SqlError, RuntimeError) as e:
         check(False, str(e))
+        for c in fleet.clusters:  # a server that did not start says why in its log
+            log = os.path.join(fleet.root, c.name + ".log")
+            if os.path.exists(log):
+                print(f"--- the end of {c.name}'s log\n" + "".join(open(log).readlines()[-5:]))
     finally:
         fleet.close()
     return summary("Citus")

@@ -8,7 +8,8 @@
 #   test/citus/citus.sh install   install only (exit status 0 done, 2 skipped)
 #
 # Which Citus: 13.2.2 for PostgreSQL 15, 14.0.1 for 16, 17 and 18 (the newest
-# release that builds against each).  The archives citus-X.Y.Z.tar.gz (`git
+# release that builds against each); with its archive at hand, that release
+# is installed over any other.  The archives citus-X.Y.Z.tar.gz (`git
 # archive --prefix=citus-X.Y.Z/ vX.Y.Z` of Citus's tags, with a SHA256SUMS
 # beside them) are looked for in SEGPIPE_CITUS_SOURCES, else in ../shared/vendor
 # beside the repository.  Neither an installed Citus nor the archive: the tests
@@ -33,8 +34,15 @@ case $MAJOR in
 esac
 # what Citus's configure and build need (Debian's names)
 BUILD_PACKAGES="liblz4-dev libzstd-dev libkrb5-dev libicu-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev zlib1g-dev"
-# 18's pg_config.h says HAVE_LIBCURL, so Citus includes curl/curl.h even --without-libcurl
-[ "$MAJOR" -ge 18 ] 2>/dev/null && BUILD_PACKAGES="$BUILD_PACKAGES libcurl4-openssl-dev"
+CONFIGURE_FLAGS=--without-libcurl
+# 18's pg_config.h says HAVE_LIBCURL, so Citus compiles its calls of libcurl
+# even --without-libcurl, and then does not link it (citus.so does not load):
+# there it is built with libcurl (and run with citus.enable_statistics_collection
+# off, as everywhere here)
+if [ "$MAJOR" -ge 18 ] 2>/dev/null; then
+	BUILD_PACKAGES="$BUILD_PACKAGES libcurl4-openssl-dev"
+	CONFIGURE_FLAGS=
+fi
 
 say() { echo "   $*"; }
 
@@ -66,7 +74,7 @@ find_archive() {
 # build VERSION against PG_CONFIG's major into $CACHE/$VERSION-pg$MAJOR-<sum>,
 # unless done already; prints that directory
 build() {
-	local archive=$1 sum dir work log start
+	local archive=$1 sum dir work log start recipe
 	sum=$(sha256sum "$archive" | cut -c1-16)
 	if [ -f "$(dirname "$archive")/SHA256SUMS" ] &&
 		! (cd "$(dirname "$archive")" && grep " citus-$VERSION.tar.gz\$" SHA256SUMS | sha256sum -c --quiet -) >&2; then
@@ -74,7 +82,9 @@ build() {
 		return 1
 	fi
 	dir="$CACHE/$VERSION-pg$MAJOR-$sum"
-	if [ -f "$dir/ok" ]; then
+	# the stamp names how it was built: another recipe builds again
+	recipe="citus $VERSION for PostgreSQL $MAJOR, configure $CONFIGURE_FLAGS"
+	if [ -f "$dir/ok" ] && [ "$(cat "$dir/ok")" = "$recipe" ]; then
 		echo "$dir"
 		return
 	fi
@@ -104,7 +114,8 @@ build() {
 			perl -0pi -e 's/static inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n//s' src/include/pg_version_compat.h
 			echo "removed the have_createdb_privilege shim of src/include/pg_version_compat.h"
 		fi
-		./configure PG_CONFIG="$PG_CONFIG" --without-libcurl
+		# shellcheck disable=SC2086
+		./configure PG_CONFIG="$PG_CONFIG" $CONFIGURE_FLAGS
 		nice -n 10 make -j2
 		make install DESTDIR="$work/stage"
 	) >"$log" 2>&1 || {
@@ -123,7 +134,7 @@ build() {
 	mv "$work/stage" "$dir/stage"
 	mv "$log" "$dir/build.log"
 	rm -rf "$work"
-	touch "$dir/ok"
+	echo "$recipe" >"$dir/ok"
 	say "built Citus $VERSION for PostgreSQL $MAJOR in $(($(date +%s) - start)) s, cached in $dir" >&2
 	echo "$dir"
 }
@@ -147,16 +158,21 @@ install_staged() {
 	done
 }
 
+# the archive's build when the archive is there (an installed Citus is
+# replaced by it: what is tested is the release named above), else the
+# installed Citus, else a skip
 ensure() {
-	local archive dir
-	if installed; then
-		say "Citus is installed in $("$PG_CONFIG" --pkglibdir) ($(sed -n "s/^default_version = '\(.*\)'/\1/p" "$("$PG_CONFIG" --sharedir)/extension/citus.control"))"
-		return 0
+	local archive= dir
+	[ -n "$VERSION" ] && archive=$(find_archive)
+	if [ -z "$archive" ]; then
+		if installed; then
+			say "Citus is installed in $("$PG_CONFIG" --pkglibdir) ($(sed -n "s/^default_version = '\(.*\)'/\1/p" "$("$PG_CONFIG" --sharedir)/extension/citus.control")), no archive to build"
+			return 0
+		fi
+		[ -n "$VERSION" ] || skip "Citus is not installed in $("$PG_CONFIG" --pkglibdir) and no Citus release here builds for PostgreSQL $MAJOR"
+		skip "Citus is not installed in $("$PG_CONFIG" --pkglibdir) and citus-$VERSION.tar.gz is" \
+			"in neither SEGPIPE_CITUS_SOURCES (${SEGPIPE_CITUS_SOURCES:-unset}) nor ../shared/vendor"
 	fi
-	[ -n "$VERSION" ] || skip "no Citus release for PostgreSQL $MAJOR"
-	archive=$(find_archive)
-	[ -n "$archive" ] || skip "Citus is not installed in $("$PG_CONFIG" --pkglibdir) and citus-$VERSION.tar.gz is" \
-		"in neither SEGPIPE_CITUS_SOURCES (${SEGPIPE_CITUS_SOURCES:-unset}) nor ../shared/vendor"
 	dir=$(build "$archive") || {
 		echo "FAILED: building Citus $VERSION for PostgreSQL $MAJOR (the reason is above)"
 		echo "$LABEL: 0 passed, 1 failed"
