@@ -2,7 +2,8 @@
 # Citus for the tests: installs it into the server of PG_CONFIG when it is not
 # there yet, from the source archives of Citus when they can be found, built
 # once and cached; then runs test/citus/citus.py (a coordinator and two
-# workers, three clusters of their own on 127.0.0.1).
+# workers, three clusters of their own on 127.0.0.1: the window and aggregate
+# forms) and test/citus/maintain.py (maintained results shard by shard).
 #
 #   test/citus/citus.sh           install when needed, then the tests
 #   test/citus/citus.sh install   install only (exit status 0 done, 2 skipped)
@@ -192,7 +193,19 @@ SKIPPED=0
 [ "${1:-}" = install ] && SKIPPED=2
 ensure
 if [ "${1:-}" = install ]; then exit 0; fi
-python3 "$ROOT/test/citus/citus.py"
-rc=$?
+log=$(mktemp)
+python3 "$ROOT/test/citus/citus.py" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+python3 "$ROOT/test/citus/maintain.py" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+# one line for both: the forms, and the maintained results
+p=0 f=0
+while read -r line; do
+	p=$((p + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+	f=$((f + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
+done < <(grep -E '^Citus( maintained results)?: [0-9]+ passed, [0-9]+ failed$' "$log")
+[ "$(grep -cE '^Citus( maintained results)?: [0-9]+ passed' "$log")" = 2 ] || { f=$((f + 1)); rc=1; }
+rm -f "$log"
+echo "$LABEL: $p passed, $f failed"
 say "Citus: install and tests took $(($(date +%s) - t0)) s"
 exit $rc
