@@ -120,7 +120,7 @@ def pushed(co, query, node, what, verbose=False):
 
 
 def setup(fleet):
-    fleet.base_port = free_base(4)
+    fleet.base_port = free_base(5)  # a fifth for a worker added later (maintain.py)
     co = fleet.add("coordinator", dict(CITUS, **COORDINATOR))
     workers = [fleet.add(f"worker{k}", dict(CITUS, **SHARD)) for k in (1, 2)]
     single = fleet.add("single", SINGLE)

@@ -28,12 +28,13 @@ import datetime
 import os
 import random
 import sys
+import threading
 
 sys.dont_write_bytecode = True  # nothing left in test/__pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # test/: sptest, pgcluster
 sys.path.insert(0, HERE)
-from citus import setup  # noqa: E402
+from citus import CITUS, SHARD, setup  # noqa: E402
 from pgcluster import Fleet, SqlError  # noqa: E402
 from sptest import check, summary  # noqa: E402
 
@@ -57,6 +58,12 @@ def distribute_maintained(co, workers):
     co.psql("SELECT segpipe_unmaintain('mres');\nDROP VIEW mres_realtime;\nDROP TABLE mreadings_shape;\n"
             + "".join(f"SELECT create_distributed_table('{t}', 'sensor', colocate_with => 'mreadings');\n"
                       for t in TABLES))
+    attach(co, workers, row, rebuild=True)
+    return row
+
+
+def shard_groups(co):
+    """{shard group (its min value): {table: (shard name, node port)}} from the coordinator."""
     groups = {}
     out = co.psql("SELECT s.shardminvalue, s.logicalrelid::regclass::text, shard_name(s.logicalrelid, s.shardid), "
                   "p.nodeport FROM pg_dist_shard AS s JOIN pg_dist_placement AS pl USING (shardid) "
@@ -66,18 +73,67 @@ def distribute_maintained(co, workers):
     for line in out.splitlines():
         lo, table, shard, port = line.split("|")
         groups.setdefault(lo, {})[table] = (shard, int(port))
+    return groups
+
+
+def attach(co, workers, row, rebuild):
+    """Each shard group's catalog row and triggers on the node that holds it, where they
+    are missing (all at set-up, the moved ones after a rebalance), and the rows of shards
+    that moved away dropped (segpipe_unmaintain: the triggers and the row, not the tables,
+    which Citus drops).  rebuild: a first run of the readings there (at set-up; a moved
+    shard's state moved with it).  Returns (attached, detached)."""
+    groups = shard_groups(co)
     by_port = {w.port: w for w in workers}
+    here = {w.port: set() for w in workers}
+    attached = detached = 0
     for lo, g in sorted(groups.items()):
         ports = {p for _, p in g.values()}
         check(len(ports) == 1 and len(g) == 4, f"shard group {lo}: its four tables on one node ({g})")
-        w = by_port[ports.pop()]
+        port = ports.pop()
+        w = by_port[port]
         read, res, st, ck = (g[t][0] for t in ("mreadings",) + TABLES)
+        here[port].add(res)
+        if w.psql(f"SELECT count(*) FROM segpipe_catalog WHERE results::text = '{res}'") != "0":
+            continue
         w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
                f"SELECT segpipe_catalog_register('{res}', '{read}', '{st}', '{ck}', NULL, NULL, NULL, 'sensor', "
                f"'ts', 'v', {row}, NULL, NULL, NULL, NULL, NULL, NULL);\n"
                f"SELECT segpipe_maintain_triggers('{res}', '{read}');\n"
-               f"SELECT segpipe_rebuild_sensors('{res}', NULL);")
-    return len(groups)
+               + (f"SELECT segpipe_rebuild_sensors('{res}', NULL);" if rebuild else ""))
+        attached += 1
+    for w in workers:
+        for res in w.psql("SELECT results::text FROM segpipe_catalog").splitlines():
+            if res not in here[w.port]:
+                w.psql(f"SELECT segpipe_unmaintain('{res}');")
+                detached += 1
+    return attached, detached
+
+
+def rebalance(fleet, co, workers, row):
+    """A third worker, citus_rebalance_start(), and the moved shard groups' catalog rows
+    and triggers made on their new node (attach)."""
+    w3 = fleet.add("worker3", dict(CITUS, **SHARD))
+    w3.psql("CREATE EXTENSION citus;")
+    co.psql(f"SELECT citus_add_node('127.0.0.1', {w3.port});")
+    workers.append(w3)
+    # block_writes: the results table has no replica identity for logical replication
+    co.psql("SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes');\n"
+            "SELECT citus_rebalance_wait();")
+    on3 = co.psql(f"SELECT count(*) FROM citus_shards WHERE nodeport = {w3.port} AND table_name = 'mres'::regclass")
+    check(int(on3) > 0, f"the rebalance moved no shard of mres to the third worker ({on3})")
+    attached, detached = attach(co, workers, row, rebuild=False)
+    # a moved shard whose old readings shard Citus dropped first has lost its catalog row
+    # already (segpipe forgets results whose readings are dropped)
+    check(attached == int(on3) and detached <= int(on3),
+          f"after the rebalance: {attached} shard groups attached on their new node, {detached} detached, "
+          f"{on3} moved")
+    check(attach(co, workers, row, rebuild=False) == (0, 0), "a second attach after the rebalance had work to do")
+    co.psql("CALL citus_cleanup_orphaned_resources();")
+    left = co.psql("SELECT count(*) FROM pg_dist_cleanup")
+    check(left == "0", f"Citus's clean-up of the moved shards' old tables did not finish ({left} left)")
+    print(f"rebalance onto a third worker: {on3} shard groups moved with their results, states and checkpoints; "
+          f"catalog rows and triggers made there for them ({attached}) and dropped where they were ({detached}; "
+          f"{int(on3) - detached} gone with their readings' old shard); the old shards cleaned up")
 
 
 def rows_sql(rows):
@@ -169,22 +225,45 @@ def main():
         first = rows_sql(st.fresh())
         for c in (co, single):
             c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
-        groups = distribute_maintained(co, workers)
+        row = distribute_maintained(co, workers)
+        groups = len(shard_groups(co))
         ok, n = agree(co, single, "after set-up")
         print(f"maintained results on {groups} shard groups (catalog rows and triggers on the workers' shards): "
               f"{n} results after set-up, equal: {ok}")
         kinds = {}
         bad = 0
         for rnd in range(args.rounds):
-            kind, sql = st.next(rnd)
-            co.psql(EXACT + sql)
-            single.psql(sql)
+            if rnd == args.rounds // 2:
+                kind = "rebalance"
+                rebalance(fleet, co, workers, row)
+            elif rnd % 6 == 5:
+                # two clients at once: INSERTs commute, so the copy takes them in any order
+                kind = "two clients at once"
+                sqls = [f"INSERT INTO mreadings VALUES {rows_sql(st.fresh(late=k == 1))}" for k in (0, 1)]
+                errors = []
+
+                def send(q):
+                    try:
+                        co.psql(EXACT + q)
+                    except SqlError as e:
+                        errors.append(str(e))
+                threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                check(not errors, f"round {rnd}: two clients at once: {errors}")
+                single.psql(";\n".join(sqls))
+            else:
+                kind, sql = st.next(rnd)
+                co.psql(EXACT + sql)
+                single.psql(sql)
             ok, n = agree(co, single, f"round {rnd} ({kind})")
             kinds[kind] = kinds.get(kind, 0) + 1
             bad += not ok
             if not ok:
-                print(f"    round {rnd}: {sql[:400]}", file=sys.stderr)
-        print(f"{args.rounds} statements through the coordinator ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}): "
+                print(f"    round {rnd} ({kind}) differs", file=sys.stderr)
+        print(f"{args.rounds} rounds through the coordinator ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}): "
               f"results equal to segment_agg over the readings after {args.rounds - bad} of them; {n} results at the end")
         before = co.psql(GOT)
         for w in workers:
