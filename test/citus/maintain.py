@@ -42,7 +42,7 @@ SEED = int(os.environ.get("SEGPIPE_SEED", "20261204"))
 T0 = 1772323200  # 2026-03-01 00:00 UTC
 KEY = "date_bin('1 hour', ts, timestamptz '2000-01-01 00:00+00')"
 SPEC = '{"type": "MovingAverage", "window_size": 3}'
-SENSORS = 12
+SENSORS = 40  # every shard holds some
 TABLES = ("mres", "mres_state", "mres_checkpoint")
 # rows through the coordinator keep every bit only at extra_float_digits >= 1 (citus.py)
 EXACT = "SET extra_float_digits = 1;\n"
@@ -121,6 +121,10 @@ def rebalance(fleet, co, workers, row):
             "SELECT citus_rebalance_wait();")
     on3 = co.psql(f"SELECT count(*) FROM citus_shards WHERE nodeport = {w3.port} AND table_name = 'mres'::regclass")
     check(int(on3) > 0, f"the rebalance moved no shard of mres to the third worker ({on3})")
+    moved = co.psql("SELECT string_agg(DISTINCT r.sensor::text, ',') FROM mreadings AS r JOIN citus_shards AS s "
+                    "ON s.shardid = get_shard_id_for_distribution_column('mreadings', r.sensor) "
+                    f"WHERE s.nodeport = {w3.port}")
+    check(moved != "", "the moved shards hold no readings")
     attached, detached = attach(co, workers, row, rebuild=False)
     # a moved shard whose old readings shard Citus dropped first has lost its catalog row
     # already (segpipe forgets results whose readings are dropped)
@@ -133,7 +137,9 @@ def rebalance(fleet, co, workers, row):
     check(left == "0", f"Citus's clean-up of the moved shards' old tables did not finish ({left} left)")
     print(f"rebalance onto a third worker: {on3} shard groups moved with their results, states and checkpoints; "
           f"catalog rows and triggers made there for them ({attached}) and dropped where they were ({detached}; "
-          f"{int(on3) - detached} gone with their readings' old shard); the old shards cleaned up")
+          f"{int(on3) - detached} gone with their readings' old shard); the old shards cleaned up; "
+          f"sensors moved: {moved}")
+    return moved
 
 
 def rows_sql(rows):
@@ -235,7 +241,8 @@ def main():
         for rnd in range(args.rounds):
             if rnd == args.rounds // 2:
                 kind = "rebalance"
-                rebalance(fleet, co, workers, row)
+                moved = rebalance(fleet, co, workers, row)
+                moved_then = co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})")
             elif rnd % 6 == 5:
                 # two clients at once: INSERTs commute, so the copy takes them in any order
                 kind = "two clients at once"
@@ -265,6 +272,9 @@ def main():
                 print(f"    round {rnd} ({kind}) differs", file=sys.stderr)
         print(f"{args.rounds} rounds through the coordinator ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}): "
               f"results equal to segment_agg over the readings after {args.rounds - bad} of them; {n} results at the end")
+        # the rounds after the rebalance changed the moved sensors' readings
+        check(co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})") != moved_then,
+              "no statement after the rebalance changed the readings of the moved sensors")
         before = co.psql(GOT)
         for w in workers:
             w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
