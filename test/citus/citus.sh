@@ -36,6 +36,10 @@ esac
 # what Citus's configure and build need (Debian's names)
 BUILD_PACKAGES="liblz4-dev libzstd-dev libkrb5-dev libicu-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev zlib1g-dev"
 CONFIGURE_FLAGS=--without-libcurl
+# no LLVM bitcode for JIT (PGXS compiles every file a second time with clang
+# for it, where the server was built --with-llvm): the tests run with jit off,
+# and it halves the build
+MAKE_FLAGS=with_llvm=no
 # 18's pg_config.h says HAVE_LIBCURL, so Citus compiles its calls of libcurl
 # even --without-libcurl, and then does not link it (citus.so does not load):
 # there it is built with libcurl (and run with citus.enable_statistics_collection
@@ -84,7 +88,7 @@ build() {
 	fi
 	dir="$CACHE/$VERSION-pg$MAJOR-$sum"
 	# the stamp names how it was built: another recipe builds again
-	recipe="citus $VERSION for PostgreSQL $MAJOR, configure $CONFIGURE_FLAGS"
+	recipe="citus $VERSION for PostgreSQL $MAJOR, configure $CONFIGURE_FLAGS, make $MAKE_FLAGS"
 	if [ -f "$dir/ok" ] && [ "$(cat "$dir/ok")" = "$recipe" ]; then
 		echo "$dir"
 		return
@@ -102,6 +106,7 @@ build() {
 	log="$work.log"
 	start=$(date +%s)
 	say "building Citus $VERSION for PostgreSQL $MAJOR in $work (log $log)" >&2
+	# shellcheck disable=SC2086
 	(
 		set -e
 		cd "$work"
@@ -115,10 +120,9 @@ build() {
 			perl -0pi -e 's/static inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n//s' src/include/pg_version_compat.h
 			echo "removed the have_createdb_privilege shim of src/include/pg_version_compat.h"
 		fi
-		# shellcheck disable=SC2086
 		./configure PG_CONFIG="$PG_CONFIG" $CONFIGURE_FLAGS
-		nice -n 10 make -j2
-		make install DESTDIR="$work/stage"
+		nice -n 10 make -j2 $MAKE_FLAGS
+		make install DESTDIR="$work/stage" $MAKE_FLAGS
 	) >"$log" 2>&1 || {
 		tail -n 30 "$log" >&2
 		rm -rf "$work"
@@ -149,6 +153,8 @@ install_staged() {
 	from_share=$(sed -n 's/^sharedir=//p' "$dir/stage/paths")
 	to_lib=$("$PG_CONFIG" --pkglibdir)
 	to_share=$("$PG_CONFIG" --sharedir)
+	# no bitcode in this build: none of an older one may stay beside it
+	[ -d "$dir/stage$from_lib/bitcode" ] || as_root rm -rf "$to_lib/bitcode/citus" "$to_lib/bitcode/citus.index.bc"
 	for pair in "$dir/stage$from_lib:$to_lib" "$dir/stage$from_share:$to_share"; do
 		(cd "${pair%%:*}" && find . -type f) | while read -r rel; do
 			f=${pair#*:}/${rel#./}
