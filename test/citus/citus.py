@@ -234,43 +234,54 @@ def maintain(co):
           "nothing left behind")
 
 
+def run_fleet(label, name, body):
+    """body(fleet) in clusters of their own, removed at the end; an error is a failed check
+    (with the end of each server's log: one that did not start says why there).  Returns
+    the exit status of summary(label)."""
+    fleet = Fleet(name)
+    try:
+        body(fleet)
+    except (SqlError, RuntimeError) as e:
+        check(False, str(e))
+        for c in fleet.clusters:
+            log = os.path.join(fleet.root, c.name + ".log")
+            if os.path.exists(log):
+                print(f"--- the end of {c.name}'s log\n" + "".join(open(log).readlines()[-5:]))
+    finally:
+        fleet.close()
+    return summary(label)
+
+
+def forms_and_resume(fleet, args, rng):
+    co, workers, single = setup(fleet)
+    rows = readings(rng, args.sensors, args.rows)
+    zones = ",".join(f"({s}, 'zone{s % 3}', {rng.uniform(-500, 200)!r})" for s in range(1, args.sensors + 1))
+    # through the coordinator, Citus writes a statement's float8 constants into the
+    # shards' statements as text with the session's extra_float_digits: below 1 (the
+    # coordinator's 0 here) they lose bits (docs/scale-out.md), so the rows go in at 1
+    for c in (co, single):
+        c.psql("SET extra_float_digits = 1;\n" + values_sql("readings", rows)
+               + f"\nINSERT INTO zones VALUES {zones};")
+    rounded = co.psql("INSERT INTO zones VALUES (0, 'probe', 527.5492379532282) RETURNING "
+                      "encode(float8send(floor), 'hex');\nDELETE FROM zones WHERE sensor_id = 0;")
+    print(f"observed: 527.5492379532282 inserted through the coordinator at extra_float_digits 0 is "
+          f"stored as {rounded} (exactly: 40807c64d6de36b2)")
+    nodes = co.psql("SELECT count(DISTINCT s.nodeport) FROM (SELECT DISTINCT sensor_id FROM readings) AS r "
+                    "JOIN citus_shards AS s ON s.shardid = get_shard_id_for_distribution_column('readings', "
+                    "r.sensor_id)")
+    check(nodes == "2", f"the sensors' rows are on both workers ({nodes})")
+    forms(co, single)
+    resume(co, single)
+    maintain(co)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=9)
     ap.add_argument("--rows", type=int, default=600)
     args = ap.parse_args()
     rng = random.Random(SEED)
-    fleet = Fleet("citus")
-    try:
-        co, workers, single = setup(fleet)
-        rows = readings(rng, args.sensors, args.rows)
-        zones = ",".join(f"({s}, 'zone{s % 3}', {rng.uniform(-500, 200)!r})" for s in range(1, args.sensors + 1))
-        # through the coordinator, Citus writes a statement's float8 constants into the
-        # shards' statements as text with the session's extra_float_digits: below 1 (the
-        # coordinator's 0 here) they lose bits (docs/scale-out.md), so the rows go in at 1
-        for c in (co, single):
-            c.psql("SET extra_float_digits = 1;\n" + values_sql("readings", rows)
-                   + f"\nINSERT INTO zones VALUES {zones};")
-        rounded = co.psql("INSERT INTO zones VALUES (0, 'probe', 527.5492379532282) RETURNING "
-                          "encode(float8send(floor), 'hex');\nDELETE FROM zones WHERE sensor_id = 0;")
-        print(f"observed: 527.5492379532282 inserted through the coordinator at extra_float_digits 0 is "
-              f"stored as {rounded} (exactly: 40807c64d6de36b2)")
-        nodes = co.psql("SELECT count(DISTINCT s.nodeport) FROM (SELECT DISTINCT sensor_id FROM readings) AS r "
-                        "JOIN citus_shards AS s ON s.shardid = get_shard_id_for_distribution_column('readings', "
-                        "r.sensor_id)")
-        check(nodes == "2", f"the sensors' rows are on both workers ({nodes})")
-        forms(co, single)
-        resume(co, single)
-        maintain(co)
-    except (SqlError, RuntimeError) as e:
-        check(False, str(e))
-        for c in fleet.clusters:  # a server that did not start says why in its log
-            log = os.path.join(fleet.root, c.name + ".log")
-            if os.path.exists(log):
-                print(f"--- the end of {c.name}'s log\n" + "".join(open(log).readlines()[-5:]))
-    finally:
-        fleet.close()
-    return summary("Citus")
+    return run_fleet("Citus", "citus", lambda fleet: forms_and_resume(fleet, args, rng))
 
 
 if __name__ == "__main__":

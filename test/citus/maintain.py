@@ -34,9 +34,9 @@ sys.dont_write_bytecode = True  # nothing left in test/__pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # test/: sptest, pgcluster
 sys.path.insert(0, HERE)
-from citus import CITUS, SHARD, setup  # noqa: E402
-from pgcluster import Fleet, SqlError  # noqa: E402
-from sptest import check, summary  # noqa: E402
+from citus import CITUS, SHARD, run_fleet, setup  # noqa: E402
+from pgcluster import SqlError  # noqa: E402
+from sptest import check  # noqa: E402
 
 SEED = int(os.environ.get("SEGPIPE_SEED", "20261204"))
 T0 = 1772323200  # 2026-03-01 00:00 UTC
@@ -216,81 +216,78 @@ def agree(co, single, what):
     return ok, len(want.splitlines())
 
 
+def rounds(fleet, args, rng):
+    co, workers, single = setup(fleet)
+    table = "CREATE TABLE mreadings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+    single.psql(table)
+    co.psql(table + "SET citus.shard_count = 8;\nSELECT create_distributed_table('mreadings', 'sensor');")
+    st = Statements(rng)
+    first = rows_sql(st.fresh())
+    for c in (co, single):
+        c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
+    row = distribute_maintained(co, workers)
+    groups = len(shard_groups(co))
+    ok, n = agree(co, single, "after set-up")
+    print(f"maintained results on {groups} shard groups (catalog rows and triggers on the workers' shards): "
+          f"{n} results after set-up, equal: {ok}")
+    kinds = {}
+    bad = 0
+    for rnd in range(args.rounds):
+        if rnd == args.rounds // 2:
+            kind = "rebalance"
+            moved = rebalance(fleet, co, workers, row)
+            moved_then = co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})")
+        elif rnd % 6 == 5:
+            # two clients at once: INSERTs commute, so the copy takes them in any order
+            kind = "two clients at once"
+            sqls = [f"INSERT INTO mreadings VALUES {rows_sql(st.fresh(late=k == 1))}" for k in (0, 1)]
+            errors = []
+
+            def send(q):
+                try:
+                    co.psql(EXACT + q)
+                except SqlError as e:
+                    errors.append(str(e))
+            threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            check(not errors, f"round {rnd}: two clients at once: {errors}")
+            single.psql(";\n".join(sqls))
+        else:
+            kind, sql = st.next(rnd)
+            co.psql(EXACT + sql)
+            single.psql(sql)
+        ok, n = agree(co, single, f"round {rnd} ({kind})")
+        kinds[kind] = kinds.get(kind, 0) + 1
+        bad += not ok
+        if not ok:
+            print(f"    round {rnd} ({kind}) differs", file=sys.stderr)
+    print(f"{args.rounds} rounds through the coordinator ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}): "
+          f"results equal to segment_agg over the readings after {args.rounds - bad} of them; {n} results at the end")
+    # the rounds after the rebalance changed the moved sensors' readings
+    check(co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})") != moved_then,
+          "no statement after the rebalance changed the readings of the moved sensors")
+    before = co.psql(GOT)
+    for w in workers:
+        w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
+               "SELECT segpipe_rebuild_sensors(results, NULL) FROM segpipe_catalog;")
+    check(co.psql(GOT) == before, "segpipe_rebuild_sensors on every shard changed the results")
+    # Citus hides its shards from a worker's catalog queries unless told otherwise
+    listed = sum(int(w.psql("SET citus.override_table_visibility = off;\n"
+                            "SELECT count(*) FROM segpipe_maintained")) for w in workers)
+    check(listed == groups, f"segpipe_maintained on the workers lists {listed} shards, not {groups}")
+    print(f"segpipe_rebuild_sensors on every shard: results unchanged; segpipe_maintained on the workers: "
+          f"{listed} rows, one per shard")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=60)
     args = ap.parse_args()
     rng = random.Random(SEED)
-    fleet = Fleet("citus-maintain")
-    try:
-        co, workers, single = setup(fleet)
-        table = "CREATE TABLE mreadings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
-        single.psql(table)
-        co.psql(table + "SET citus.shard_count = 8;\nSELECT create_distributed_table('mreadings', 'sensor');")
-        st = Statements(rng)
-        first = rows_sql(st.fresh())
-        for c in (co, single):
-            c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
-        row = distribute_maintained(co, workers)
-        groups = len(shard_groups(co))
-        ok, n = agree(co, single, "after set-up")
-        print(f"maintained results on {groups} shard groups (catalog rows and triggers on the workers' shards): "
-              f"{n} results after set-up, equal: {ok}")
-        kinds = {}
-        bad = 0
-        for rnd in range(args.rounds):
-            if rnd == args.rounds // 2:
-                kind = "rebalance"
-                moved = rebalance(fleet, co, workers, row)
-                moved_then = co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})")
-            elif rnd % 6 == 5:
-                # two clients at once: INSERTs commute, so the copy takes them in any order
-                kind = "two clients at once"
-                sqls = [f"INSERT INTO mreadings VALUES {rows_sql(st.fresh(late=k == 1))}" for k in (0, 1)]
-                errors = []
-
-                def send(q):
-                    try:
-                        co.psql(EXACT + q)
-                    except SqlError as e:
-                        errors.append(str(e))
-                threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
-                check(not errors, f"round {rnd}: two clients at once: {errors}")
-                single.psql(";\n".join(sqls))
-            else:
-                kind, sql = st.next(rnd)
-                co.psql(EXACT + sql)
-                single.psql(sql)
-            ok, n = agree(co, single, f"round {rnd} ({kind})")
-            kinds[kind] = kinds.get(kind, 0) + 1
-            bad += not ok
-            if not ok:
-                print(f"    round {rnd} ({kind}) differs", file=sys.stderr)
-        print(f"{args.rounds} rounds through the coordinator ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}): "
-              f"results equal to segment_agg over the readings after {args.rounds - bad} of them; {n} results at the end")
-        # the rounds after the rebalance changed the moved sensors' readings
-        check(co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})") != moved_then,
-              "no statement after the rebalance changed the readings of the moved sensors")
-        before = co.psql(GOT)
-        for w in workers:
-            w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
-                   "SELECT segpipe_rebuild_sensors(results, NULL) FROM segpipe_catalog;")
-        check(co.psql(GOT) == before, "segpipe_rebuild_sensors on every shard changed the results")
-        # Citus hides its shards from a worker's catalog queries unless told otherwise
-        listed = sum(int(w.psql("SET citus.override_table_visibility = off;\n"
-                                "SELECT count(*) FROM segpipe_maintained")) for w in workers)
-        check(listed == groups, f"segpipe_maintained on the workers lists {listed} shards, not {groups}")
-        print(f"segpipe_rebuild_sensors on every shard: results unchanged; segpipe_maintained on the workers: "
-              f"{listed} rows, one per shard")
-    except (SqlError, RuntimeError) as e:
-        check(False, str(e))
-    finally:
-        fleet.close()
-    return summary("Citus maintained results")
+    return run_fleet("Citus maintained results", "citus-maintain", lambda fleet: rounds(fleet, args, rng))
 
 
 if __name__ == "__main__":
