@@ -93,12 +93,13 @@ build() {
 		echo "$dir"
 		return
 	fi
-	local missing= p
+	local missing="" p
 	for p in $BUILD_PACKAGES; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 	done
 	if [ -n "$missing" ]; then
 		say "installing what Citus's build needs:$missing" >&2
+		# shellcheck disable=SC2086
 		{ as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing; } >&2 || return 1
 	fi
 	as_root mkdir -p "$CACHE" && as_root chmod 1777 "$CACHE" 2>/dev/null
@@ -169,7 +170,7 @@ install_staged() {
 # replaced by it: what is tested is the release named above), else the
 # installed Citus, else a skip
 ensure() {
-	local archive= dir
+	local archive="" dir
 	[ -n "$VERSION" ] && archive=$(find_archive)
 	if [ -z "$archive" ]; then
 		if installed; then
@@ -214,4 +215,4 @@ done < <(grep -E '^Citus( maintained results)?: [0-9]+ passed, [0-9]+ failed$' "
 rm -f "$log"
 echo "$LABEL: $p passed, $f failed"
 say "Citus: install and tests took $(($(date +%s) - t0)) s"
-exit $rc
+exit "$rc"
