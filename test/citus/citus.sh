@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Citus for the tests: installs it into the server of PG_CONFIG when it is not
-# there yet, from the source archives of Citus when they can be found, built
-# once and cached; then runs test/citus/citus.py (a coordinator and two
+# Citus for the tests: installs it into the server of PG_CONFIG from the
+# source archive of Citus when it can be found, built once and cached (else
+# uses an installed Citus); then runs test/citus/citus.py (a coordinator and two
 # workers, three clusters of their own on 127.0.0.1: the window and aggregate
 # forms) and test/citus/maintain.py (maintained results shard by shard).
 #
@@ -181,6 +181,10 @@ ensure() {
 		skip "Citus is not installed in $("$PG_CONFIG" --pkglibdir) and citus-$VERSION.tar.gz is" \
 			"in neither SEGPIPE_CITUS_SOURCES (${SEGPIPE_CITUS_SOURCES:-unset}) nor ../shared/vendor"
 	fi
+	# one build and install at a time (another run may be filling the cache)
+	as_root mkdir -p "$CACHE" && as_root chmod 1777 "$CACHE" 2>/dev/null
+	exec {lockfd}>"$CACHE/.lock"
+	flock "$lockfd"
 	dir=$(build "$archive") || {
 		echo "FAILED: building Citus $VERSION for PostgreSQL $MAJOR (the reason is above)"
 		echo "$LABEL: 0 passed, 1 failed"
@@ -191,6 +195,7 @@ ensure() {
 		echo "$LABEL: 0 passed, 1 failed"
 		exit 1
 	}
+	exec {lockfd}>&-
 	say "installed Citus $VERSION into $("$PG_CONFIG" --pkglibdir) from $dir ($(sed -n 's/^built/built/p' "$dir/stage/paths"))"
 }
 
