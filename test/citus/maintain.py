@@ -19,7 +19,12 @@ TRUNCATE once; the same on the single server.  After every statement: the readin
 the same bit for bit, and the cluster's results (read through the coordinator) are, as a
 multiset of (sensor, ts, key, port, float8send(value)), the rows of segment_agg over the
 local copy (the rule of docs/reference.md); the state table has one row per sensor with
-its number of readings.  Then segpipe_rebuild_sensors on every shard changes nothing.
+its number of readings.  A third worker is added and citus_rebalance_start() run in the
+middle; the moved shard groups get their catalog rows and triggers on the new node.  Then
+segpipe_rebuild_sensors on every shard changes nothing, and a second set-up with a
+watermark and daily heartbeats (its heartbeat table distributed too): segpipe_close_silent
+on every shard applies what it applies on one server, and the results stay equal to one
+server's.
 
     test/citus/maintain.py [--rounds N]    default 60
 """
@@ -43,73 +48,80 @@ T0 = 1772323200  # 2026-03-01 00:00 UTC
 KEY = "date_bin('1 hour', ts, timestamptz '2000-01-01 00:00+00')"
 SPEC = '{"type": "MovingAverage", "window_size": 3}'
 SENSORS = 40  # every shard holds some
-TABLES = ("mres", "mres_state", "mres_checkpoint")
 # rows through the coordinator keep every bit only at extra_float_digits >= 1 (citus.py)
 EXACT = "SET extra_float_digits = 1;\n"
 
 
-def distribute_maintained(co, workers):
-    """Maintained results for the distributed table mreadings, shard by shard."""
-    key = KEY.replace("'", "''")
-    co.psql("CREATE TABLE mreadings_shape (LIKE mreadings);\n"
-            f"SELECT segpipe_maintain('mreadings_shape', 'sensor', 'ts', 'v', '{key}', '{SPEC}', 'mres');")
-    row = co.psql("SELECT format('%L, %L::regtype, %L::pipeline, %L, %L::interval, %L', key, key_type, spec, late, "
-                  "horizon, beyond_horizon) FROM segpipe_catalog WHERE results = 'mres'::regclass")
-    co.psql("SELECT segpipe_unmaintain('mres');\nDROP VIEW mres_realtime;\nDROP TABLE mreadings_shape;\n"
-            + "".join(f"SELECT create_distributed_table('{t}', 'sensor', colocate_with => 'mreadings');\n"
-                      for t in TABLES))
-    attach(co, workers, row, rebuild=True)
-    return row
+def distribute_maintained(co, workers, readings="mreadings", results="mres", key=KEY, spec=SPEC, options=""):
+    """Maintained results for the distributed table readings, shard by shard; returns the
+    set-up (its tables and the catalog row's values) for attach()."""
+    q = key.replace("'", "''")
+    co.psql(f"CREATE TABLE {readings}_shape (LIKE {readings});\n"
+            f"SELECT segpipe_maintain('{readings}_shape', 'sensor', 'ts', 'v', '{q}', '{spec}', '{results}'{options});")
+    row = co.psql("SELECT format('%L, %L::regtype, %L::pipeline, %L, %L::interval, %L, %L::interval, %L, %L, "
+                  "%L::interval', key, key_type, spec, late, horizon, beyond_horizon, watermark, heartbeat_unit, "
+                  "heartbeat_zone, quiet) FROM segpipe_catalog "
+                  f"WHERE results = '{results}'::regclass")
+    tables = co.psql("SELECT concat_ws(',', results, state_table, checkpoint_table, heartbeat_table) "
+                     f"FROM segpipe_catalog WHERE results = '{results}'::regclass").split(",")
+    co.psql(f"SELECT segpipe_unmaintain('{results}');\nDROP VIEW {results}_realtime;\nDROP TABLE {readings}_shape;\n"
+            + "".join(f"SELECT create_distributed_table('{t}', 'sensor', colocate_with => '{readings}');\n"
+                      for t in tables))
+    m = {"readings": readings, "tables": tables, "row": row}
+    attach(co, workers, m, rebuild=True)
+    return m
 
 
-def shard_groups(co):
+def shard_groups(co, m):
     """{shard group (its min value): {table: (shard name, node port)}} from the coordinator."""
     groups = {}
+    names = ", ".join(f"'{t}'::regclass" for t in [m["readings"]] + m["tables"])
     out = co.psql("SELECT s.shardminvalue, s.logicalrelid::regclass::text, shard_name(s.logicalrelid, s.shardid), "
                   "p.nodeport FROM pg_dist_shard AS s JOIN pg_dist_placement AS pl USING (shardid) "
-                  "JOIN pg_dist_node AS p USING (groupid) "
-                  "WHERE s.logicalrelid IN ('mreadings'::regclass, 'mres'::regclass, 'mres_state'::regclass, "
-                  "'mres_checkpoint'::regclass)")
+                  f"JOIN pg_dist_node AS p USING (groupid) WHERE s.logicalrelid IN ({names})")
     for line in out.splitlines():
         lo, table, shard, port = line.split("|")
         groups.setdefault(lo, {})[table] = (shard, int(port))
     return groups
 
 
-def attach(co, workers, row, rebuild):
+def attach(co, workers, m, rebuild):
     """Each shard group's catalog row and triggers on the node that holds it, where they
     are missing (all at set-up, the moved ones after a rebalance), and the rows of shards
     that moved away dropped (segpipe_unmaintain: the triggers and the row, not the tables,
     which Citus drops).  rebuild: a first run of the readings there (at set-up; a moved
     shard's state moved with it).  Returns (attached, detached)."""
-    groups = shard_groups(co)
+    groups = shard_groups(co, m)
     by_port = {w.port: w for w in workers}
     here = {w.port: set() for w in workers}
     attached = detached = 0
     for lo, g in sorted(groups.items()):
         ports = {p for _, p in g.values()}
-        check(len(ports) == 1 and len(g) == 4, f"shard group {lo}: its four tables on one node ({g})")
+        check(len(ports) == 1 and len(g) == len(m["tables"]) + 1,
+              f"shard group {lo}: its tables on one node ({g})")
         port = ports.pop()
         w = by_port[port]
-        read, res, st, ck = (g[t][0] for t in ("mreadings",) + TABLES)
+        read = g[m["readings"]][0]
+        res, st, ck = (g[t][0] for t in m["tables"][:3])
+        hb = f"'{g[m['tables'][3]][0]}'" if len(m["tables"]) > 3 else "NULL"
         here[port].add(res)
         if w.psql(f"SELECT count(*) FROM segpipe_catalog WHERE results::text = '{res}'") != "0":
             continue
         w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
-               f"SELECT segpipe_catalog_register('{res}', '{read}', '{st}', '{ck}', NULL, NULL, NULL, 'sensor', "
-               f"'ts', 'v', {row}, NULL, NULL, NULL, NULL, NULL, NULL);\n"
+               f"SELECT segpipe_catalog_register('{res}', '{read}', '{st}', '{ck}', {hb}, NULL, NULL, 'sensor', "
+               f"'ts', 'v', {m['row']}, NULL, NULL);\n"
                f"SELECT segpipe_maintain_triggers('{res}', '{read}');\n"
                + (f"SELECT segpipe_rebuild_sensors('{res}', NULL);" if rebuild else ""))
         attached += 1
     for w in workers:
-        for res in w.psql("SELECT results::text FROM segpipe_catalog").splitlines():
+        for res in w.psql(f"SELECT results::text FROM segpipe_catalog WHERE results::text ~ '^{m['tables'][0]}_[0-9]+$'").splitlines():
             if res not in here[w.port]:
                 w.psql(f"SELECT segpipe_unmaintain('{res}');")
                 detached += 1
     return attached, detached
 
 
-def rebalance(fleet, co, workers, row):
+def rebalance(fleet, co, workers, m):
     """A third worker, citus_rebalance_start(), and the moved shard groups' catalog rows
     and triggers made on their new node (attach)."""
     w3 = fleet.add("worker3", dict(CITUS, **SHARD))
@@ -125,13 +137,13 @@ def rebalance(fleet, co, workers, row):
                     "ON s.shardid = get_shard_id_for_distribution_column('mreadings', r.sensor) "
                     f"WHERE s.nodeport = {w3.port}")
     check(moved != "", "the moved shards hold no readings")
-    attached, detached = attach(co, workers, row, rebuild=False)
+    attached, detached = attach(co, workers, m, rebuild=False)
     # a moved shard whose old readings shard Citus dropped first has lost its catalog row
     # already (segpipe forgets results whose readings are dropped)
     check(attached == int(on3) and detached <= int(on3),
           f"after the rebalance: {attached} shard groups attached on their new node, {detached} detached, "
           f"{on3} moved")
-    check(attach(co, workers, row, rebuild=False) == (0, 0), "a second attach after the rebalance had work to do")
+    check(attach(co, workers, m, rebuild=False) == (0, 0), "a second attach after the rebalance had work to do")
     co.psql("CALL citus_cleanup_orphaned_resources();")
     left = co.psql("SELECT count(*) FROM pg_dist_cleanup")
     check(left == "0", f"Citus's clean-up of the moved shards' old tables did not finish ({left} left)")
@@ -225,8 +237,8 @@ def rounds(fleet, args, rng):
     first = rows_sql(st.fresh())
     for c in (co, single):
         c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
-    row = distribute_maintained(co, workers)
-    groups = len(shard_groups(co))
+    m = distribute_maintained(co, workers)
+    groups = len(shard_groups(co, m))
     ok, n = agree(co, single, "after set-up")
     print(f"maintained results on {groups} shard groups (catalog rows and triggers on the workers' shards): "
           f"{n} results after set-up, equal: {ok}")
@@ -235,7 +247,7 @@ def rounds(fleet, args, rng):
     for rnd in range(args.rounds):
         if rnd == args.rounds // 2:
             kind = "rebalance"
-            moved = rebalance(fleet, co, workers, row)
+            moved = rebalance(fleet, co, workers, m)
             moved_then = co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})")
         elif rnd % 6 == 5:
             # two clients at once: INSERTs commute, so the copy takes them in any order
@@ -280,6 +292,45 @@ def rounds(fleet, args, rng):
     check(listed == groups, f"segpipe_maintained on the workers lists {listed} shards, not {groups}")
     print(f"segpipe_rebuild_sensors on every shard: results unchanged; segpipe_maintained on the workers: "
           f"{listed} rows, one per shard")
+    silent(co, workers, single)
+
+
+HRES = ("SELECT sensor, (extract(epoch FROM ts) * 1000000)::bigint, key - date '2000-01-01', port, "
+        "encode(float8send(value), 'hex') FROM hres ORDER BY 1, 2, 4, 5")
+
+
+def silent(co, workers, single):
+    """A watermark and daily heartbeats: segpipe_close_silent on every shard of the cluster
+    closes what it closes on one server with the same set-up."""
+    key = "(ts AT TIME ZONE 'UTC')::date"
+    options = ", watermark => '1 hour', heartbeat_unit => 'day', heartbeat_zone => 'UTC'"
+    table = "CREATE TABLE hreadings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+    # six sensors over a day and a half, three of them silent after the first morning
+    rows = rows_sql([(s, T0 + i * 1800, float(s * 100 + i)) for s in range(1, 7)
+                     for i in range(72 if s <= 3 else 16)])
+    single.psql(table + f"INSERT INTO hreadings VALUES {rows};\n"
+                f"SELECT segpipe_maintain('hreadings', 'sensor', 'ts', 'v', $k${key}$k$, '{SPEC}', 'hres'{options});")
+    co.psql(table + "SELECT create_distributed_table('hreadings', 'sensor', colocate_with => 'mreadings');\n"
+            + EXACT + f"INSERT INTO hreadings VALUES {rows};")
+    m = distribute_maintained(co, workers, "hreadings", "hres", key, SPEC, options)
+    check(len(m["tables"]) == 4, f"the set-up with a watermark has a heartbeat table ({m['tables']})")
+    check(co.psql(HRES) == single.psql(HRES), "with a watermark: the results differ from one server's after set-up")
+    closed = []
+    for at in (T0 + 2 * 86400, T0 + 2 * 86400, T0 + 3 * 86400):
+        one = single.psql(f"SELECT segpipe_close_silent('hres', to_timestamp({at}))")
+        many = sum(int(w.psql(f"SELECT coalesce(sum(segpipe_close_silent(results, to_timestamp({at}))), 0) "
+                              "FROM segpipe_catalog WHERE results::text ~ '^hres_[0-9]+$'")) for w in workers)
+        check(str(many) == one, f"segpipe_close_silent at {at}: {many} on the shards, {one} on one server")
+        check(co.psql(HRES) == single.psql(HRES), f"segpipe_close_silent at {at}: the results differ from one server's")
+        closed.append(one)
+    later = rows_sql([(s, T0 + 3 * 86400 + 600 * i, float(i)) for s in range(1, 7) for i in range(3)])
+    co.psql(EXACT + f"INSERT INTO hreadings VALUES {later};")
+    single.psql(f"INSERT INTO hreadings VALUES {later};")
+    same = co.psql(HRES) == single.psql(HRES)
+    check(same, "after the heartbeats, new readings: the results differ from one server's")
+    check(closed[0] != "0" and closed[1] == "0", f"heartbeats applied at the same instant twice: {closed}")
+    print(f"watermark and daily heartbeats on the shards: segpipe_close_silent on every shard applied "
+          f"{', '.join(closed)} (at 2 days, again, at 3 days), as one server did; results equal to one server's: {same}")
 
 
 def main():
