@@ -8,7 +8,7 @@
 # instructions, fuzzing outside the server, the client snippets, results
 # maintained on insert, silent sensors closed on time, the results-tables
 # recipe (its pg_cron job is scheduled first), META.json, postgres_fdw
-# shards.  Exit status is non-zero
+# shards, Citus (test/citus/citus.sh).  Exit status is non-zero
 # when anything failed.
 #
 # Run by test/run-tests.sh, which prints the list and the summary itself, at
@@ -132,7 +132,8 @@ for t in "layers of src/ (no include runs upward):bash test/integration/layers.s
 	"silent sensors closed on time, watermark (a cluster of its own, pg_cron):/usr/bin/python3 test/integration/watermark.py" \
 	"results tables recipe (refresh, late and repeated readings, pg_cron):python3 test/integration/recipe.py" \
 	"PGXN META.json (meta spec 1.0.0; versions agree):python3 test/packaging/meta.py" \
-	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py"; do
+	"postgres_fdw shards (pushdown, recipe on the shards, equality with one server; own clusters):python3 test/integration/shards.py" \
+	"Citus (a coordinator and two workers, own clusters on 127.0.0.1; Citus built once and cached):bash test/citus/citus.sh"; do
 	echo "== ${t%%:*}"
 	# shellcheck disable=SC2086
 	${t#*:} 2>&1 | tee "$log"

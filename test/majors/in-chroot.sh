@@ -3,7 +3,7 @@
 # tree: the Debian package for PostgreSQL MAJOR (test/packaging/deb.sh), then builds
 # segpipe against it with warnings as errors, installs it, and runs
 # test/majors/in-cluster.sh in a throwaway cluster
-# (pg_virtualenv).  OUT holds the old major's dump (OUT/upgrade) and receives
+# (pg_virtualenv), then the Citus tests (test/citus/citus.sh).  OUT holds the old major's dump (OUT/upgrade) and receives
 # this major's bytes.  Ends with "PostgreSQL MAJOR: N passed, M failed".
 #
 #   in-chroot.sh MAJOR OUT
@@ -51,6 +51,16 @@ rm -f "$summary"
 [ -n "$line" ] || line="PostgreSQL $MAJOR: 0 passed, 1 failed"
 p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
 f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+# Citus (test/citus/citus.sh: built from SEGPIPE_CITUS_SOURCES once, cached
+# in this chroot; skipped, saying why, without the archives)
+echo "== PostgreSQL $MAJOR: Citus"
+log=$(mktemp)
+bash test/citus/citus.sh 2>&1 | tee "$log"
+line=$(grep -E '^Citus: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+rm -f "$log"
+[ -n "$line" ] || line="Citus: 0 passed, 1 failed"
+p=$((p + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+f=$((f + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
 make -s clean >/dev/null 2>&1
 echo
 echo "PostgreSQL $MAJOR: $((passed + p + build)) passed, $((failed + f)) failed"

@@ -14,6 +14,8 @@
 #     pg_regress suites, the documentation's examples, resume equivalence, resource
 #     bounds, postgres_fdw shards, what the major changes, the bytes, and 15's
 #     dump restored with pg_restore and resumed (in-chroot.sh, in-cluster.sh);
+#     then Citus 14.0.1 built there once (cached in the chroot) and
+#     test/citus/citus.py;
 #   - the bytes of 15, 17 and 18 compared, byte for byte;
 #   - a build against an unsupported major stops at src/sp_compat.h's #error.
 #
@@ -40,7 +42,7 @@ if [ "${SEGPIPE_NO_MATRIX:-}" = 1 ]; then
 fi
 if [ "$(id -u)" != 0 ]; then
 	# debootstrap, chroot and mount need root
-	exec sudo --preserve-env=CI,SEGPIPE_CHROOT_CACHE,SEGPIPE_CHROOT_MIRROR,PG_MAJOR bash "$0" "$@"
+	exec sudo --preserve-env=CI,SEGPIPE_CHROOT_CACHE,SEGPIPE_CHROOT_MIRROR,SEGPIPE_CITUS_SOURCES,PG_MAJOR bash "$0" "$@"
 fi
 . "$ROOT/test/lib.sh"
 . "$ROOT/test/majors/chroot.sh"
@@ -132,10 +134,21 @@ for entry in $MATRIX; do
 	fi
 	rm -rf "$dest/.majors-out"
 	mkdir -p "$dest/.majors-out"
+	# Citus's source archives, for test/citus/citus.sh inside (it builds once and
+	# caches the build in the chroot's /var/cache/segpipe-citus)
+	for d in ${SEGPIPE_CITUS_SOURCES:-} "$ROOT/../shared/vendor"; do
+		if ls "$d"/citus-*.tar.gz >/dev/null 2>&1; then
+			mkdir -p "$dest/.citus-sources"
+			cp "$d"/citus-*.tar.gz "$dest/.citus-sources/"
+			[ -f "$d/SHA256SUMS" ] && cp "$d/SHA256SUMS" "$dest/.citus-sources/"
+			break
+		fi
+	done
 	cp -a "$work/out-$PG_MAJOR/upgrade" "$dest/.majors-out/upgrade" 2>/dev/null
 	entered+=("$root")
 	if chroot_enter "$root"; then
 		chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/root \
+			CI="${CI:-}" SEGPIPE_CITUS_SOURCES="/build/segpipe-$$/.citus-sources" \
 			bash "/build/segpipe-$$/test/majors/in-chroot.sh" "$major" "/build/segpipe-$$/.majors-out" \
 			2>&1 | tee "$work/log"
 		tally "$work/log"
