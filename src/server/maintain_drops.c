@@ -103,9 +103,10 @@ registered_chunk(Oid rel)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/* not read-only: a new snapshot, that sees what this command deleted */
-	if (SPI_execute_with_args("SELECT 1 FROM _timescaledb_catalog.chunk AS c "
-							  "WHERE c.schema_name::pg_catalog.text OPERATOR(pg_catalog.=) $1 "
-							  "AND c.table_name::pg_catalog.text OPERATOR(pg_catalog.=) $2 AND NOT c.dropped",
+	/* (its public view: the catalog table differs between versions) */
+	if (SPI_execute_with_args("SELECT 1 FROM timescaledb_information.chunks AS c "
+							  "WHERE c.chunk_schema::pg_catalog.text OPERATOR(pg_catalog.=) $1 "
+							  "AND c.chunk_name::pg_catalog.text OPERATOR(pg_catalog.=) $2",
 							  2, types, v, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read TimescaleDB's chunks");
 	found = SPI_processed > 0;
