@@ -13,7 +13,9 @@
 #     and in a throwaway cluster the
 #     pg_regress suites, the documentation's examples, resume equivalence, resource
 #     bounds, postgres_fdw shards, what the major changes, the bytes, and 15's
-#     dump restored with pg_restore and resumed (in-chroot.sh, in-cluster.sh);
+#     dump restored with pg_restore and resumed (in-chroot.sh, in-cluster.sh),
+#     and TimescaleDB's hypertables with Debian's postgresql-NN-timescaledb,
+#     installed into the cached chroot on the first run (timescaledb.sh);
 #   - the bytes of 15, 17 and 18 compared, byte for byte;
 #   - a build against an unsupported major stops at src/sp_compat.h's #error.
 #
