@@ -17,9 +17,10 @@ Starts its own throwaway clusters (test/pgcluster.py): one with shared_preload_l
     the readings (and the heartbeats applied), bit for bit, and every state its sensor's rows
     and progress; under beyond_horizon => 'keep' a chunk dropped behind the horizon leaves the
     results as they were, and under 'error' such a drop is refused;
-  - retention policies: add_retention_policy is the Timescale License's (refused by the Apache
-    build: checked either way), and where it exists, its job run by hand (CALL run_job) is
-    maintained as drop_chunks is;
+  - retention policies: add_retention_policy is the Timescale License's, as are compression,
+    continuous aggregates and jobs: the Apache build (Debian's) refuses them all (checked); where
+    a build has them, a retention policy's job run by hand (CALL run_job) is maintained as
+    drop_chunks is;
   - set-up on a hypertable is refused (55000) where segpipe is not in shared_preload_libraries.
 
 Ends with "TimescaleDB: N passed, M failed".
@@ -186,6 +187,14 @@ SELECT segpipe_maintain('retained', 'sensor', 'ts', 'v', $k${KEY}$k$, '{SPEC}', 
     if apache:
         check(out == "" and "not supported under the current \"apache\" license" in err,
               f"the Apache build refuses add_retention_policy ({err[:120]})")
+        # and what else docs/timescaledb.md says it lacks
+        for what, q in (("compression", "ALTER TABLE readings SET (timescaledb.compress)"),
+                        ("continuous aggregates", "CREATE MATERIALIZED VIEW d WITH (timescaledb.continuous) AS "
+                         "SELECT time_bucket('1 day', ts) AS day, avg(v) FROM readings GROUP BY 1"),
+                        ("jobs", "SELECT add_job('pg_catalog.now', '1 hour')")):
+            _, err = c.psql(q, check=False)
+            check("not supported under the current \"apache\" license" in err,
+                  f"the Apache build refuses {what} ({err[:120]})")
     else:
         n = chunks(c, "readings")
         m.step("a retention policy's job run by hand", f"CALL run_job({int(out)})")
