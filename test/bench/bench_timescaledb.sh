@@ -75,7 +75,8 @@ if [ "${1:-}" = --cluster ]; then
 fi
 
 if [ "${1:-}" = --inside ]; then
-	# in the chroot, in the copy of the tree
+	# in the chroot, in the copy of the tree (its environment is empty: the major is an argument)
+	MAJOR=$3
 	cd "$ROOT"
 	export PG_CONFIG=/usr/lib/postgresql/$MAJOR/bin/pg_config
 	echo "== COPY into a hypertable on PostgreSQL $MAJOR ($("$PG_CONFIG" --version), $(. /etc/os-release && echo "$PRETTY_NAME")," \
@@ -121,4 +122,4 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEN
 	sh -c "dpkg -s postgresql-$MAJOR-timescaledb >/dev/null 2>&1 || apt-get install -y -qq postgresql-$MAJOR-timescaledb >/dev/null ||
 		{ apt-get update -qq && apt-get install -y -qq postgresql-$MAJOR-timescaledb >/dev/null; }"
 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/root \
-	bash "/build/segpipe-bench-$$/test/bench/bench_timescaledb.sh" --inside "$ROUNDS"
+	bash "/build/segpipe-bench-$$/test/bench/bench_timescaledb.sh" --inside "$ROUNDS" "$MAJOR"
