@@ -141,6 +141,8 @@ chunk_dropped(Oid rel)
 static void
 drops_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
+	Oid			ext;
+
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
 	/* cheapest tests first: this runs for every object any role drops */
@@ -150,7 +152,9 @@ drops_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subI
 		return;
 	if (!has_superclass(objectId) || !IsTransactionState())
 		return;
-	if (!OidIsValid(get_extension_oid("segpipe", true)))
+	ext = get_extension_oid("segpipe", true);
+	/* (a version before 0.10.0 has no catalog: nothing of it is this hook's) */
+	if (!OidIsValid(ext) || !OidIsValid(get_relname_relid("segpipe_catalog", maintain_schema_of_extension(ext))))
 		return;
 	chunk_dropped(objectId);
 }
