@@ -102,8 +102,10 @@ registered_chunk(Oid rel)
 	v[1] = CStringGetTextDatum(get_rel_name(rel));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	/* not read-only: a new snapshot, that sees what this command deleted */
-	/* (its public view: the catalog table differs between versions) */
+	/*
+	 * its public view (the catalog table differs between versions), not
+	 * read-only: a new snapshot, that sees what this command deleted
+	 */
 	if (SPI_execute_with_args("SELECT 1 FROM timescaledb_information.chunks AS c "
 							  "WHERE c.chunk_schema::pg_catalog.text OPERATOR(pg_catalog.=) $1 "
 							  "AND c.chunk_name::pg_catalog.text OPERATOR(pg_catalog.=) $2",
@@ -118,24 +120,21 @@ static void
 chunk_dropped(Oid rel)
 {
 	int			n;
-	MaintainEntry **entries;
-	int			nest = -1;
+	MaintainEntry **entries = maintain_entries_all(&n);
+	List	   *of = NIL;
+	ListCell   *lc;
+	int			nest;
 
-	entries = maintain_entries_all(&n);
-	if (n == 0 || registered_chunk(rel))
-		return;
 	for (int k = 0; k < n; k++)
-	{
-		if (!inherits_from(rel, entries[k]->readings, 0))
-			continue;
-		if (nest < 0)
-			nest = sp_settings_begin(maintain_settings, maintain_n_settings,
-									 SP_SETTINGS_ALL(maintain_n_settings));
-		/* its rows are still there: their sensors run again without them */
-		maintain_correct_relation(maintain_plans_for(entries[k]->id), rel, true);
-	}
-	if (nest >= 0)
-		sp_settings_end(nest);
+		if (inherits_from(rel, entries[k]->readings, 0))
+			of = lappend_int(of, entries[k]->id);
+	if (of == NIL || registered_chunk(rel))
+		return;
+	nest = sp_settings_begin(maintain_settings, maintain_n_settings, SP_SETTINGS_ALL(maintain_n_settings));
+	/* its rows are still there: their sensors run again without them */
+	foreach(lc, of)
+		maintain_correct_relation(maintain_plans_for(lfirst_int(lc)), rel, true);
+	sp_settings_end(nest);
 }
 
 static void
