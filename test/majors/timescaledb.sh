@@ -12,10 +12,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 pkg=postgresql-$MAJOR-timescaledb
 t0=$(date +%s)
 if ! dpkg -s "$pkg" >/dev/null 2>&1; then
+	log=$(mktemp)
+	trap 'rm -f "$log"' EXIT
 	# the chroot's package lists may be older than the archive: read them again when the install fails
-	apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/tmp/timescaledb-apt.log 2>&1; }
-	if ! apt_install && ! { apt-get update -qq >>/tmp/timescaledb-apt.log 2>&1 && apt_install; }; then
-		tail -n 20 /tmp/timescaledb-apt.log
+	apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >>"$log" 2>&1; }
+	if ! apt_install && ! { apt-get update -qq >>"$log" 2>&1 && apt_install; }; then
+		tail -n 20 "$log"
 		echo "TimescaleDB: $pkg does not install in $(. /etc/os-release && echo "$PRETTY_NAME") (above)"
 		echo "TimescaleDB: 0 passed, 1 failed"
 		exit 1
