@@ -125,13 +125,7 @@ for entry in $MATRIX; do
 	fi
 	t1=$(date +%s)
 	dest="$root/build/segpipe-$$"
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-		(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dest")
-	else
-		cp -a "$ROOT/." "$dest/"
-	fi
+	chroot_copy_tree "$ROOT" "$dest"
 	rm -rf "$dest/.majors-out"
 	mkdir -p "$dest/.majors-out"
 	cp -a "$work/out-$PG_MAJOR/upgrade" "$dest/.majors-out/upgrade" 2>/dev/null
