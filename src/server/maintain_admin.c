@@ -377,6 +377,9 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 			mp = maintain_plans_for(e->id);
 			tree = find_all_inheritors(e->readings, NoLock, NULL);
 			refuse_row_security(e, tree);
+			/* a hypertable's chunks: its own triggers see their rows */
+			if (maintain_drops_hypertable(e->readings))
+				tree = list_make1_oid(e->readings);
 			/* left: relations with the partition triggers, out of the tree */
 			if (SPI_connect() != SPI_OK_CONNECT)
 				elog(ERROR, "SPI_connect failed");

@@ -166,19 +166,15 @@ _PG_init(void)
 	object_access_hook = drops_object_access;
 }
 
-/*
- * Set-up on a TimescaleDB hypertable: refused unless every server process
- * has the hook (segpipe in shared_preload_libraries).
- */
-void
-maintain_drops_require_preload(Oid readings)
+bool
+maintain_drops_hypertable(Oid rel)
 {
 	Oid			t = OIDOID;
-	Datum		v = ObjectIdGetDatum(readings);
+	Datum		v = ObjectIdGetDatum(rel);
 	bool		hypertable;
 
-	if (preloaded || !OidIsValid(get_extension_oid("timescaledb", true)))
-		return;
+	if (!OidIsValid(get_extension_oid("timescaledb", true)))
+		return false;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args("SELECT 1 FROM timescaledb_information.hypertables AS h "
@@ -189,7 +185,17 @@ maintain_drops_require_preload(Oid readings)
 		elog(ERROR, "segpipe could not read TimescaleDB's hypertables");
 	hypertable = SPI_processed > 0;
 	SPI_finish();
-	if (hypertable)
+	return hypertable;
+}
+
+/*
+ * Set-up on a TimescaleDB hypertable: refused unless every server process
+ * has the hook (segpipe in shared_preload_libraries).
+ */
+void
+maintain_drops_require_preload(Oid readings)
+{
+	if (!preloaded && maintain_drops_hypertable(readings))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("segpipe must be in shared_preload_libraries to maintain results from hypertable \"%s\"",

@@ -12,4 +12,10 @@
  */
 extern void maintain_drops_require_preload(Oid readings);
 
+/*
+ * Whether rel is a TimescaleDB hypertable: its chunks take no triggers with
+ * transition tables, and the hypertable's see their rows.
+ */
+extern bool maintain_drops_hypertable(Oid rel);
+
 #endif							/* MAINTAIN_DROPS_H */
