@@ -1,7 +1,8 @@
 /*
  * maintain_drops.h
  *	  Chunks of maintained readings dropped without a DDL event
- *	  (maintain_drops.c): what set-up on a hypertable needs for them.
+ *	  (maintain_drops.c): what set-up on a hypertable needs for them, and
+ *	  whether readings are a hypertable (whose chunks take no triggers).
  */
 #ifndef MAINTAIN_DROPS_H
 #define MAINTAIN_DROPS_H
