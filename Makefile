@@ -83,6 +83,7 @@ OBJS = \
 	src/server/maintain_rerun.o \
 	src/server/maintain_admin.o \
 	src/server/maintain_tables.o \
+	src/server/maintain_drops.o \
 	src/server/pipeline_punct.o \
 	src/server/segment_agg.o \
 	src/server/session_key.o \

@@ -34,6 +34,7 @@
 
 #include "sp_compat.h"
 #include "maintain_correct.h"
+#include "maintain_drops.h"
 
 PG_FUNCTION_INFO_V1(segpipe_maintain_triggers);
 PG_FUNCTION_INFO_V1(segpipe_unmaintain);
@@ -203,6 +204,8 @@ segpipe_maintain_triggers(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is neither the readings of \"%s\" nor one of their partitions",
 						get_rel_name(rel), get_rel_name(e->results))));
+	if (rel == e->readings)
+		maintain_drops_require_preload(rel);
 	if (!has_triggers(rel, e))
 		make_triggers(e, rel);
 	PG_RETURN_VOID();
@@ -374,6 +377,9 @@ segpipe_partitions_changed(PG_FUNCTION_ARGS)
 			mp = maintain_plans_for(e->id);
 			tree = find_all_inheritors(e->readings, NoLock, NULL);
 			refuse_row_security(e, tree);
+			/* a hypertable's chunks: its own triggers see their rows */
+			if (maintain_drops_hypertable(e->readings))
+				tree = list_make1_oid(e->readings);
 			/* left: relations with the partition triggers, out of the tree */
 			if (SPI_connect() != SPI_OK_CONNECT)
 				elog(ERROR, "SPI_connect failed");

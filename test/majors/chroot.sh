@@ -7,6 +7,8 @@
 #                               or incomplete; prints its directory
 #   chroot_enter ROOT           mounts /proc, /dev/pts and /dev/shm in it
 #   chroot_leave ROOT           ends what still runs in it, unmounts
+#   chroot_copy_tree SRC DEST   the tree SRC (its files that git knows or
+#                               does not ignore) into DEST, made empty first
 #
 # The cache is SEGPIPE_CHROOT_CACHE (default /var/cache/segpipe-majors): one
 # directory per suite, and SUITE.ok once the chroot is complete (it names the
@@ -111,4 +113,15 @@ chroot_leave() {
 			umount "$root/$m" 2>/dev/null || umount -l "$root/$m"
 		fi
 	done
+}
+
+chroot_copy_tree() {
+	local src=$1 dest=$2
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dest")
+	else
+		cp -a "$src/." "$dest/"
+	fi
 }

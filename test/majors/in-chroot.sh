@@ -3,8 +3,11 @@
 # tree: the Debian package for PostgreSQL MAJOR (test/packaging/deb.sh), then builds
 # segpipe against it with warnings as errors, installs it, and runs
 # test/majors/in-cluster.sh in a throwaway cluster
-# (pg_virtualenv), then the Citus tests (test/citus/citus.sh).  OUT holds the old major's dump (OUT/upgrade) and receives
-# this major's bytes.  Ends with "PostgreSQL MAJOR: N passed, M failed".
+# (pg_virtualenv), then the Citus tests (test/citus/citus.sh) and
+# TimescaleDB's hypertables (test/majors/timescaledb.sh: the distribution's
+# package installed into the cached chroot once).  OUT holds the old major's
+# dump (OUT/upgrade) and receives this major's bytes.  Ends with
+# "PostgreSQL MAJOR: N passed, M failed".
 #
 #   in-chroot.sh MAJOR OUT
 set -uo pipefail
@@ -47,7 +50,6 @@ rm -f "$log"
 summary=$(mktemp)
 pg_virtualenv -t -v "$MAJOR" -o max_stack_depth=2MB bash test/majors/in-cluster.sh new "$MAJOR" "$OUT" 2>&1 | server_log_excerpt | tee "$summary"
 line=$(grep -E '^PostgreSQL [0-9]+ tests: [0-9]+ passed, [0-9]+ failed$' "$summary" | tail -n 1)
-rm -f "$summary"
 [ -n "$line" ] || line="PostgreSQL $MAJOR: 0 passed, 1 failed"
 p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
 f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
@@ -59,6 +61,14 @@ bash test/citus/citus.sh 2>&1 | tee "$log"
 line=$(grep -E '^Citus: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 rm -f "$log"
 [ -n "$line" ] || line="Citus: 0 passed, 1 failed"
+p=$((p + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+f=$((f + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
+# TimescaleDB's hypertables, in clusters of their own (shared_preload_libraries)
+echo "== PostgreSQL $MAJOR: TimescaleDB"
+bash test/majors/timescaledb.sh "$MAJOR" 2>&1 | tee "$summary"
+line=$(grep -E '^TimescaleDB: [0-9]+ passed, [0-9]+ failed$' "$summary" | tail -n 1)
+rm -f "$summary"
+[ -n "$line" ] || line="TimescaleDB: 0 passed, 1 failed"
 p=$((p + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
 f=$((f + $(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")))
 make -s clean >/dev/null 2>&1

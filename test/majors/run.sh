@@ -15,7 +15,9 @@
 #     bounds, postgres_fdw shards, what the major changes, the bytes, and 15's
 #     dump restored with pg_restore and resumed (in-chroot.sh, in-cluster.sh);
 #     then Citus 14.0.1 built there once (cached in the chroot) and
-#     test/citus/citus.py;
+#     test/citus/citus.py, and TimescaleDB's hypertables with Debian's
+#     postgresql-NN-timescaledb, installed into the cached chroot on the
+#     first run (timescaledb.sh);
 #   - the bytes of 15, 17 and 18 compared, byte for byte;
 #   - a build against an unsupported major stops at src/sp_compat.h's #error.
 #
@@ -125,13 +127,7 @@ for entry in $MATRIX; do
 	fi
 	t1=$(date +%s)
 	dest="$root/build/segpipe-$$"
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-		(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dest")
-	else
-		cp -a "$ROOT/." "$dest/"
-	fi
+	chroot_copy_tree "$ROOT" "$dest"
 	rm -rf "$dest/.majors-out"
 	mkdir -p "$dest/.majors-out"
 	# Citus's source archives, for test/citus/citus.sh inside (it builds once and
