@@ -69,8 +69,9 @@ rc=$?
 cat "$log"
 [ $rc = 0 ] || tally "results tables recipe: scheduling its pg_cron job" "$log" $rc
 
+# (one process per core: it is the slowest step of this script)
 echo "== static analysis (cppcheck)"
-cppcheck --quiet --enable=warning,portability,performance --std=c99 \
+cppcheck --quiet -j "$(nproc)" --enable=warning,portability,performance --std=c99 \
 	-I "$("$PG_CONFIG" --includedir-server)" -I src -I src/engine -I src/codec -I src/server \
 	--suppress=missingIncludeSystem --suppress='*:/usr/include/*' --suppress=toomanyconfigs \
 	--error-exitcode=1 src/*/*.c >"$log" 2>&1
