@@ -47,13 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-rm -rf "$dest"
-mkdir -p "$dest"
-if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dest")
-else
-	cp -a "$ROOT/." "$dest/"
-fi
+chroot_copy_tree "$ROOT" "$dest"
 chroot_enter "$root"
 # the archive may have moved on since the chroot was made: apt-get update
 # first (chroot.sh lets apt read Release files past their Valid-Until)
