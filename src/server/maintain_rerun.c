@@ -241,7 +241,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	}
 	{
 		SpKeyIO		io;
-		Datum		state;
+		Datum		state = (Datum) 0;	/* (set in PG_TRY; cppcheck cannot tell) */
 		int			n_emit,
 					n_ckpt;
 		const Datum *keys;
