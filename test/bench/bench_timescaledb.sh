@@ -96,20 +96,7 @@ if [ "$(id -u)" != 0 ]; then
 	exec sudo --preserve-env=SEGPIPE_CHROOT_CACHE,SEGPIPE_CHROOT_MIRROR,SEGPIPE_BENCH_SUITE,SEGPIPE_BENCH_MAJOR bash "$0" "$@"
 fi
 . "$ROOT/test/majors/chroot.sh"
-mkdir -p "$CHROOT_CACHE"
-# one user at a time per chroot, as in test/majors/run.sh: this installs into its server
-exec {lockfd}>"$CHROOT_CACHE/$SUITE.lock"
-flock "$lockfd"
-root=$(chroot_ensure "$SUITE" "$MAJOR")
-dest="$root/build/segpipe-bench-$$"
-cleanup() {
-	chroot_leave "$root"
-	rm -rf "$dest"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-chroot_copy_tree "$ROOT" "$dest"
-chroot_enter "$root"
+chroot_bench_begin "$SUITE" "$MAJOR" "$ROOT"
 # the archive may have moved on since the chroot was made: apt-get update
 # when the install fails (chroot.sh lets apt read Release files past their Valid-Until)
 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \

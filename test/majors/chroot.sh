@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by test/majors/run.sh: Debian chroots with another PostgreSQL major,
+# Sourced by test/majors/run.sh and test/bench's chroot benchmarks: Debian chroots with another PostgreSQL major,
 # made with debootstrap from Debian's archive and cached between runs.
 #
 #   chroot_ensure SUITE MAJOR   the chroot of SUITE with postgresql-MAJOR and
@@ -9,6 +9,9 @@
 #   chroot_leave ROOT           ends what still runs in it, unmounts
 #   chroot_copy_tree SRC DEST   the tree SRC (its files that git knows or
 #                               does not ignore) into DEST, made empty first
+#   chroot_bench_begin SUITE MAJOR SRC
+#                               test/bench's scripts: the chroot locked, made,
+#                               SRC copied in and entered (sets root, dest)
 #
 # The cache is SEGPIPE_CHROOT_CACHE (default /var/cache/segpipe-majors): one
 # directory per suite, and SUITE.ok once the chroot is complete (it names the
@@ -124,4 +127,22 @@ chroot_copy_tree() {
 	else
 		cp -a "$src/." "$dest/"
 	fi
+}
+
+# A benchmark's chroot, for test/bench's scripts: one user at a time per
+# chroot (as test/majors/run.sh: a bench installs into its server), the
+# chroot of SUITE made when missing, the tree SRC copied into it and the
+# chroot entered; sets root (the chroot) and dest (the copy, under
+# /build/segpipe-bench-PID inside it), and leaves both on exit.
+chroot_bench_begin() {
+	local suite=$1 major=$2 src=$3
+	mkdir -p "$CHROOT_CACHE"
+	exec {CHROOT_BENCH_LOCK}>"$CHROOT_CACHE/$suite.lock"
+	flock "$CHROOT_BENCH_LOCK"
+	root=$(chroot_ensure "$suite" "$major")
+	dest="$root/build/segpipe-bench-$$"
+	trap 'chroot_leave "$root"; rm -rf "$dest"' EXIT
+	trap 'exit 130' INT TERM HUP
+	chroot_copy_tree "$src" "$dest"
+	chroot_enter "$root"
 }
