@@ -649,3 +649,44 @@ SELECT both_insert($$(0, '2026-03-03 08:00+00', 7), (2, '2026-03-03 08:00+00', 8
 SELECT 'd1' AS results, sensor, ts, key, value FROM d1 UNION ALL SELECT 'd2', sensor, ts, key, value FROM d2 ORDER BY 1, 2, 3;
 \c :regression_db
 DROP DATABASE segpipe_maintain_update;
+
+-- The key computed over the statement's rows: a key of expressions only is
+-- evaluated by the trigger itself over the transition table; one with a
+-- subquery runs as a statement.  Both give what the key gives in a query,
+-- as the role whose statement fires the trigger, seeing what that
+-- statement's transaction wrote before it.
+SET TimeZone = 'UTC';
+CREATE TABLE kzones (id int PRIMARY KEY, zone text NOT NULL);
+INSERT INTO kzones VALUES (1, 'a'), (2, 'b');
+-- (PL/pgSQL: not inlined into a subquery)
+CREATE FUNCTION kzone(s int) RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN (SELECT zone FROM public.kzones WHERE id = s); END $$;
+CREATE TABLE kr (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);
+-- by a function that reads a table, and by a subquery
+SELECT segpipe_maintain('kr', 'sensor', 'ts', 'v', 'public.kzone(sensor)', '{"type": "MaxTracker"}', 'kf');
+SELECT segpipe_maintain('kr', 'sensor', 'ts', 'v', '(SELECT z.zone FROM public.kzones AS z WHERE z.id = sensor)',
+                        '{"type": "MaxTracker"}', 'ks');
+INSERT INTO kr VALUES (1, '2026-03-01 08:00+00', 5), (2, '2026-03-01 08:00+00', 1), (1, '2026-03-01 09:00+00', 7);
+-- the zone changed in the inserting transaction: the next row's key is 'c'
+BEGIN;
+UPDATE kzones SET zone = 'c' WHERE id = 1;
+INSERT INTO kr VALUES (1, '2026-03-01 10:00+00', 2), (2, '2026-03-01 10:00+00', 3);
+COMMIT;
+SELECT 'kf' AS results, * FROM kf UNION ALL SELECT 'ks', * FROM ks ORDER BY 1, 2, 3;
+SELECT 'kf' AS results, sensor, pipeline_key(state) FROM kf_state UNION ALL
+SELECT 'ks', sensor, pipeline_key(state) FROM ks_state ORDER BY 1, 2;
+-- a role that may insert but not execute the key's function: refused,
+-- nothing written
+CREATE ROLE regress_segpipe_keyrole;
+SELECT segpipe_unmaintain('ks', true);
+GRANT INSERT ON kr TO regress_segpipe_keyrole;
+GRANT SELECT, INSERT, UPDATE, DELETE ON kf, kf_state, kf_checkpoint TO regress_segpipe_keyrole;
+REVOKE EXECUTE ON FUNCTION kzone(int) FROM PUBLIC;
+SET ROLE regress_segpipe_keyrole;
+INSERT INTO kr VALUES (2, '2026-03-01 11:00+00', 4);
+RESET ROLE;
+SELECT count(*) AS readings, (SELECT sum(pipeline_rows(state)) FROM kf_state) AS rows_in_states FROM kr;
+SELECT segpipe_unmaintain('kf', true);
+DROP TABLE kr;
+DROP FUNCTION kzone(int);
+DROP TABLE kzones;
+DROP ROLE regress_segpipe_keyrole;

@@ -36,6 +36,18 @@
 #include "sp_compat.h"
 #include "maintain_catalog.h"
 
+/* the catalog's table, as found last (catalog_relid) */
+static Oid	cached_rel = InvalidOid;
+
+/*
+ * Bumped by every invalidation of the catalog's table: segpipe's writes of
+ * it send one (catalog_changed), so that every backend reads a row again
+ * only after a change, not on every statement.
+ */
+static uint64 catalog_changes = 1;
+static bool catalog_callback = false;
+
+
 PG_FUNCTION_INFO_V1(segpipe_catalog_register);
 
 #define CATALOG_NAME "segpipe_catalog"
@@ -131,7 +143,6 @@ maintain_extension_schema(void)
 static Oid
 catalog_relid(void)
 {
-	static Oid	cached_rel = InvalidOid;
 	static Oid	cached_nsp = InvalidOid;
 	Oid			ext;
 	Oid			nsp;
@@ -209,6 +220,34 @@ maintain_pipeline_type(void)
 
 	table_close(rel, AccessShareLock);
 	return t;
+}
+
+static void
+catalog_invalidated(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == cached_rel)
+		catalog_changes++;
+}
+
+uint64
+maintain_catalog_changes(void)
+{
+	if (!catalog_callback)
+	{
+		CacheRegisterRelcacheCallback(catalog_invalidated, (Datum) 0);
+		catalog_callback = true;
+	}
+	return catalog_changes;
+}
+
+/*
+ * After a write of the catalog: every backend's cached rows are read again
+ * (at its commit for the others, at once here).
+ */
+static void
+catalog_changed(Relation rel)
+{
+	CacheInvalidateRelcache(rel);
 }
 
 /* ---- reading ---- */
@@ -483,6 +522,7 @@ segpipe_catalog_register(PG_FUNCTION_ARGS)
 	nulls[C_ID - 1] = false;
 	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	CatalogTupleInsert(rel, tup);
+	catalog_changed(rel);
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 	PG_RETURN_INT32(id);
@@ -495,6 +535,7 @@ maintain_entry_delete(const MaintainEntry *e)
 	ItemPointerData tid = e->tid;
 
 	CatalogTupleDelete(rel, &tid);
+	catalog_changed(rel);
 	table_close(rel, NoLock);
 	CommandCounterIncrement();
 }

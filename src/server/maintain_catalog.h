@@ -81,6 +81,13 @@ extern Oid	maintain_pipeline_type(void);
  */
 extern MaintainEntry *maintain_entry_fresh(int32 id, MaintainEntry *cached, bool *same);
 
+/*
+ * A count that changes with every change of the catalog that this backend
+ * has taken in (segpipe's writes of it send an invalidation): rows cached
+ * while it stays the same are still as the catalog has them.
+ */
+extern uint64 maintain_catalog_changes(void);
+
 /* The catalog's row of that results table; NULL when none. */
 extern MaintainEntry *maintain_entry_by_results(Oid results);
 

@@ -24,12 +24,15 @@
 
 #include "fmgr.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "lib/rbtree.h"
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -351,6 +354,77 @@ run_into(SPIPlanPtr p, ParamListInfo params, DestReceiver *dest,
 	/* (SPI says "utility" of a SELECT whose rows go to a DestNone receiver) */
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "segpipe's insert statement returned %s", SPI_result_code_string(rc));
+}
+
+/*
+ * The rows statement's projection, evaluated here over the transition
+ * table as its plan would: its generic plan (maintain_plan makes only
+ * generic ones) is a scan of the transition table that computes the four
+ * columns and nothing else, which this does without an executor around
+ * it, as PL/pgSQL evaluates its simple expressions.  Functions are checked
+ * for EXECUTE as the executor checks them (ExecInitExpr), as the role
+ * whose statement fired the trigger.  false when the plan is of another
+ * shape (a key with a subquery or a set-returning function): then the
+ * statement runs.
+ */
+static bool
+rows_projected(InsertRun *run, TriggerData *td, DestReceiver *dest)
+{
+	SPIPlanPtr	p = maintain_plan(run->tp, MS_INS_ROWS, 0, NULL);
+	CachedPlan *cplan = SPI_plan_get_cached_plan(p);
+	PlannedStmt *ps;
+	Plan	   *scan;
+	TupleDesc	desc = RelationGetDescr(td->tg_relation);
+	TupleDesc	outdesc;
+	ExprContext *econtext;
+	ProjectionInfo *proj;
+	TupleTableSlot *in,
+			   *out;
+	int			ptr;
+	MemoryContext old;
+
+	if (cplan == NULL)
+		return false;
+	ps = list_length(cplan->stmt_list) == 1 ? linitial(cplan->stmt_list) : NULL;
+	scan = (ps != NULL && IsA(ps, PlannedStmt) && ps->commandType == CMD_SELECT) ? ps->planTree : NULL;
+	if (scan == NULL || !IsA(scan, NamedTuplestoreScan) || scan->qual != NIL ||
+		scan->initPlan != NIL || ps->subplans != NIL || scan->lefttree != NULL ||
+		list_length(scan->targetlist) != 4)
+	{
+		ReleaseCachedPlan(cplan, CurrentResourceOwner);
+		return false;
+	}
+
+	/* as SPI runs a statement that may write: what came before is seen */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	econtext = CreateStandaloneExprContext();
+	old = MemoryContextSwitchTo(econtext->ecxt_per_query_memory);
+	outdesc = ExecTypeFromTL(scan->targetlist);
+	rows_startup(dest, CMD_SELECT, outdesc);
+	in = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	out = MakeSingleTupleTableSlot(outdesc, &TTSOpsVirtual);
+	proj = ExecBuildProjectionInfo(scan->targetlist, econtext, out, NULL, desc);
+	MemoryContextSwitchTo(old);
+
+	ptr = tuplestore_alloc_read_pointer(td->tg_newtable, EXEC_FLAG_REWIND);
+	tuplestore_select_read_pointer(td->tg_newtable, ptr);
+	tuplestore_rescan(td->tg_newtable);
+	while (tuplestore_gettupleslot(td->tg_newtable, true, false, in))
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = in;
+		(void) rows_receive(ExecProject(proj), dest);
+	}
+	tuplestore_select_read_pointer(td->tg_newtable, 0);
+
+	ExecDropSingleTupleTableSlot(in);
+	ExecDropSingleTupleTableSlot(out);
+	FreeExprContext(econtext, true);
+	PopActiveSnapshot();
+	ReleaseCachedPlan(cplan, CurrentResourceOwner);
+	return true;
 }
 
 /* ---- the trigger ---- */
@@ -1048,7 +1122,8 @@ segpipe_insert_trigger(PG_FUNCTION_ARGS)
 	/* the rows, streamed into the runs */
 	memset(&dest, 0, sizeof(dest));
 	dest.run = &run;
-	run_into(maintain_plan(tp, MS_INS_ROWS, 0, NULL), NULL, &dest.pub, rows_receive, rows_startup);
+	if (!rows_projected(&run, td, &dest.pub))
+		run_into(maintain_plan(tp, MS_INS_ROWS, 0, NULL), NULL, &dest.pub, rows_receive, rows_startup);
 
 	save_runs(&run);
 

@@ -640,6 +640,7 @@ maintain_plans_entry(int32 id)
 	MaintainEntry *e;
 	bool		found;
 	bool		same;
+	uint64		changes;
 
 	if (all_plans == NULL)
 	{
@@ -659,9 +660,16 @@ maintain_plans_entry(int32 id)
 	mp = hash_search(all_plans, &id, HASH_ENTER, &found);
 	if (!found)
 		memset((char *) mp + sizeof(int32), 0, sizeof(MaintainPlans) - sizeof(int32));
+	/* no change of the catalog since the row was read: no scan of it */
+	changes = maintain_catalog_changes();
+	if (mp->entry != NULL && mp->catalog_changes == changes)
+		return mp;
 	e = maintain_entry_fresh(id, mp->entry, &same);
 	if (same)
+	{
+		mp->catalog_changes = changes;
 		return mp;
+	}
 	/* a row made again, or gone: nothing of the old one stays */
 	forget(mp);
 	if (e == NULL)
@@ -679,6 +687,7 @@ maintain_plans_entry(int32 id)
 		mp->flinfo.fn_oid = InvalidOid;
 		maintain_cache_init(&mp->cache, mp->cxt);
 		mp->valid = false;
+		mp->catalog_changes = changes;
 	}
 	PG_CATCH();
 	{

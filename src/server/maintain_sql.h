@@ -76,6 +76,7 @@ typedef struct MaintainPlans
 	MemoryContext cxt;
 	MemoryContext names_cxt;	/* the names and statements' text, in cxt */
 	MaintainEntry *entry;		/* in cxt */
+	uint64		catalog_changes;	/* maintain_catalog_changes() when read */
 	uint64		generation;		/* of the names the statements hold */
 	bool		valid;
 	/* names, quoted, as looked up when built */
