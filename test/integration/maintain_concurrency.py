@@ -202,10 +202,38 @@ SELECT (SELECT count(*) FROM ((SELECT * FROM whole EXCEPT ALL SELECT * FROM got)
     check(int(results) > 0, f"{label}: no results at all")
 
 
+
+def catalog_row_reused():
+    """A session that cached a catalog row goes on right when another session
+    ends that set-up and a new one takes the same id for other readings: the
+    catalog's writes invalidate what every session cached of it (else the
+    first session's trigger on the new readings would find the old row's
+    readings and refuse)."""
+    psql("CREATE TABLE ca (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+         "CREATE TABLE cb (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+         "SELECT segpipe_maintain('ca', 'sensor', 'ts', 'v', 'ts::date', '{\"type\": \"MaxTracker\"}', 'cra');")
+    first = psql("SELECT id FROM segpipe_catalog WHERE results = 'cra'::regclass")
+    keeper = subprocess.Popen(["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-d", DB],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    keeper.stdin.write("INSERT INTO ca VALUES (1, '2026-03-01 08:00+00', 1);\nSELECT 'cached';\n")
+    keeper.stdin.flush()
+    check(keeper.stdout.readline().strip() == "cached", "the keeping session's first insert failed")
+    psql("SELECT segpipe_unmaintain('cra', true);\n"
+         "SELECT segpipe_maintain('cb', 'sensor', 'ts', 'v', 'ts::date', '{\"type\": \"MaxTracker\"}', 'crb');")
+    again = psql("SELECT id FROM segpipe_catalog WHERE results = 'crb'::regclass")
+    check(again == first, f"the new set-up took id {again}, not the freed {first}: the test does not reuse an id")
+    out, _ = keeper.communicate("INSERT INTO cb VALUES (1, '2026-03-01 08:00+00', 1), (1, '2026-03-02 08:00+00', 2);\n"
+                                "SELECT count(*), min(value) FROM crb;\n", timeout=60)
+    check(keeper.returncode == 0 and out.strip() == "1|1",
+          f"the session that cached row {first} did not maintain the new set-up of that id: {out.strip()!r}")
+    psql("SELECT segpipe_unmaintain('crb', true);\nDROP TABLE ca, cb;")
+
+
 def main():
     rng = random.Random(SEED)
     for policy in ("drop", "error", "correct"):
         run(policy, rng)
+    catalog_row_reused()
     subprocess.run(["dropdb", DB], check=True)
     return summary("maintained on insert, concurrent inserters")
 
