@@ -82,6 +82,7 @@ OBJS = \
 	src/server/maintain_correct.o \
 	src/server/maintain_rerun.o \
 	src/server/maintain_admin.o \
+	src/server/maintain_citus.o \
 	src/server/maintain_tables.o \
 	src/server/maintain_drops.o \
 	src/server/pipeline_punct.o \

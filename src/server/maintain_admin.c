@@ -28,11 +28,13 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "sp_compat.h"
+#include "maintain_citus.h"
 #include "maintain_correct.h"
 #include "maintain_drops.h"
 
@@ -63,12 +65,17 @@ trigger_function(const char *name)
 	return LookupFuncName(n, 0, NULL, false);
 }
 
-/* a trigger's arguments as pg_trigger.tgargs holds them: each ended by a zero byte */
+/*
+ * a trigger's arguments as pg_trigger.tgargs holds them, each ended by a
+ * zero byte: the row's id, then "partition" (on a partition of the
+ * readings), "citus" (on distributed readings, copied by Citus onto their
+ * shards) or nothing
+ */
 static bytea *
-trigger_args(int32 id, bool partition)
+trigger_args(int32 id, const char *second)
 {
-	char	   *s = psprintf("%d%c%s", id, '\0', partition ? "partition" : "");
-	int			len = strlen(s) + 1 + (partition ? strlen("partition") + 1 : 0);
+	char	   *s = psprintf("%d%c%s", id, '\0', second ? second : "");
+	int			len = strlen(s) + 1 + (second ? strlen(second) + 1 : 0);
 	bytea	   *b = palloc(VARHDRSZ + len);
 
 	SET_VARSIZE(b, VARHDRSZ + len);
@@ -104,7 +111,10 @@ make_triggers(const MaintainEntry *e, Oid rel)
 	char	   *base = get_rel_name(e->results);
 	char	   *on = qualified(rel);
 	bool		partition = rel != e->readings;
-	char	   *args = partition ? psprintf("'%d', 'partition'", e->id) : psprintf("'%d'", e->id);
+	bool		citus = !partition && maintain_citus_distributed(rel);
+	char	   *args = partition ? psprintf("'%d', 'partition'", e->id)
+		: citus ? psprintf("'%d', 'citus'", e->id) : psprintf("'%d'", e->id);
+	int			nest = NewGUCNestLevel();
 	static const char *const how[] = {
 		"AFTER INSERT ON %s REFERENCING NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_insert_trigger(%s)",
 		"AFTER UPDATE ON %s REFERENCING OLD TABLE AS segpipe_old NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
@@ -112,6 +122,13 @@ make_triggers(const MaintainEntry *e, Oid rel)
 		"BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
 	};
 
+	/*
+	 * Citus refuses triggers on distributed tables unless told they are
+	 * safe: these run on each shard, on that shard's rows and tables only
+	 */
+	if (citus)
+		(void) set_config_option("citus.enable_unsafe_triggers", "on", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	for (int i = 0; i < lengthof(how); i++)
@@ -123,6 +140,7 @@ make_triggers(const MaintainEntry *e, Oid rel)
 			elog(ERROR, "segpipe could not create trigger %s", name);
 	}
 	SPI_finish();
+	AtEOXact_GUC(true, nest);
 }
 
 /*
@@ -132,18 +150,22 @@ make_triggers(const MaintainEntry *e, Oid rel)
 static int
 triggers_of(const MaintainEntry *e, Oid **rels, char ***names, MemoryContext cxt)
 {
-	Oid			types[3] = {OIDARRAYOID, BYTEAOID, BYTEAOID};
+	Oid			types[5] = {OIDARRAYOID, BYTEAOID, BYTEAOID, BYTEAOID, OIDOID};
 	Datum		fns[2] = {ObjectIdGetDatum(trigger_function("segpipe_insert_trigger")),
 	ObjectIdGetDatum(trigger_function("segpipe_change_trigger"))};
-	Datum		v[3];
+	Datum		v[5];
 	int			n;
 
 	v[0] = PointerGetDatum(construct_array(fns, 2, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-	v[1] = PointerGetDatum(trigger_args(e->id, false));
-	v[2] = PointerGetDatum(trigger_args(e->id, true));
+	v[1] = PointerGetDatum(trigger_args(e->id, NULL));
+	v[2] = PointerGetDatum(trigger_args(e->id, "partition"));
+	v[3] = PointerGetDatum(trigger_args(e->id, "citus"));
+	v[4] = ObjectIdGetDatum(e->readings);
+	/* (Citus's copies on the shards go with the distributed readings' own) */
 	if (SPI_execute_with_args("SELECT t.tgrelid, t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger AS t "
-							  "WHERE t.tgfoid = ANY ($1) AND (t.tgargs = $2 OR t.tgargs = $3) ORDER BY 1, 2",
-							  3, types, v, NULL, true, 0) != SPI_OK_SELECT)
+							  "WHERE t.tgfoid = ANY ($1) AND (t.tgargs = $2 OR t.tgargs = $3 "
+							  "OR (t.tgargs = $4 AND t.tgrelid = $5)) ORDER BY 1, 2",
+							  5, types, v, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "segpipe could not read its triggers");
 	n = SPI_processed;
 	*rels = MemoryContextAlloc(cxt, sizeof(Oid) * Max(n, 1));
@@ -167,7 +189,12 @@ drop_triggers(const MaintainEntry *e, Oid rel)
 	int			n;
 
 	MemoryContext cxt = CurrentMemoryContext;
+	int			nest = NewGUCNestLevel();
 
+	/* (as make_triggers: Citus drops the shards' copies with them) */
+	if (maintain_citus_distributed(e->readings))
+		(void) set_config_option("citus.enable_unsafe_triggers", "on", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	n = triggers_of(e, &rels, &names, cxt);
@@ -186,6 +213,7 @@ drop_triggers(const MaintainEntry *e, Oid rel)
 	}
 	PG_END_TRY();
 	SPI_finish();
+	AtEOXact_GUC(true, nest);
 }
 
 /*
@@ -221,6 +249,7 @@ Datum
 segpipe_unmaintain(PG_FUNCTION_ARGS)
 {
 	MaintainEntry *e;
+	int			nest;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -232,7 +261,25 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of table %s", get_rel_name(e->readings))));
-	drop_triggers(e, InvalidOid);
+
+	/*
+	 * Citus: the coordinator's row first takes those of its shard groups
+	 * (detach, on the nodes that hold them), whose triggers are Citus's
+	 * copies of the distributed readings' and go with them; a shard group's
+	 * row alone takes no trigger.
+	 */
+	nest = NewGUCNestLevel();
+	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
+	{
+		/* (one connection a node: Citus drops the view over it only) */
+		(void) set_config_option("citus.multi_shard_modify_mode", "sequential", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) maintain_citus_shards(e->results, "detach", NULL);
+	}
+	if (e->shard_of == 0)
+		drop_triggers(e, InvalidOid);
+	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
+		(void) maintain_citus_shards(e->results, "untrigger", NULL);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (e->cron_job != NULL && OidIsValid(get_extension_oid("pg_cron", true)))
@@ -284,6 +331,7 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 		PG_END_TRY();
 	}
 	SPI_finish();
+	AtEOXact_GUC(true, nest);
 	PG_RETURN_VOID();
 }
 
@@ -548,6 +596,14 @@ segpipe_triggers_dropped(PG_FUNCTION_ARGS)
 
 		for (int i = 0; i < n; i++)
 			readings_gone |= !is_trigger[i] && objs[i] == e->readings;
+		/*
+		 * Citus moves and drops the shards of a shard group's row (after a
+		 * rebalance, a split, a drop on the coordinator): when one of them
+		 * goes, the group has left this node, and so does its row.
+		 */
+		for (int i = 0; i < n && e->shard_of != 0; i++)
+			for (int j = 0; j < lengthof(own); j++)
+				readings_gone |= !is_trigger[i] && OidIsValid(own[j]) && objs[i] == own[j];
 		if (readings_gone)
 		{
 			/* nothing is maintained any more: the row goes */

@@ -62,13 +62,14 @@ enum
 	C_ID = 1, C_RESULTS, C_READINGS, C_STATE, C_CKPT, C_HB, C_VIEW, C_INDEX,
 	C_PART, C_TS, C_VALUE, C_KEY, C_KEY_TYPE, C_SPEC, C_LATE, C_HORIZON,
 	C_BEYOND, C_WATERMARK, C_HB_UNIT, C_HB_ZONE, C_QUIET, C_SCHEDULE, C_CRON_JOB,
-	N_COLS = C_CRON_JOB
+	C_SHARD_OF, N_COLS = C_SHARD_OF
 };
 
 static const Oid column_types[N_COLS] = {
 	INT4OID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID, REGCLASSOID,
 	NAMEOID, NAMEOID, NAMEOID, NAMEOID, TEXTOID, REGTYPEOID, InvalidOid /* pipeline */ ,
-	TEXTOID, INTERVALOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID
+	TEXTOID, INTERVALOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID, INTERVALOID, TEXTOID, TEXTOID,
+	INT4OID
 };
 
 static const char *const late_names[] = {"correct", "error", "drop"};
@@ -337,6 +338,7 @@ entry_from_tuple(HeapTuple tup, TupleDesc desc)
 		e->quiet = *DatumGetIntervalP(values[C_QUIET - 1]);
 	e->schedule = text_or_null(values, nulls, C_SCHEDULE);
 	e->cron_job = text_or_null(values, nulls, C_CRON_JOB);
+	e->shard_of = nulls[C_SHARD_OF - 1] ? 0 : DatumGetInt32(values[C_SHARD_OF - 1]);
 	if (e->has_watermark != OidIsValid(e->hb_rel) ||
 		(e->beyond == BEYOND_KEEP && !e->has_horizon))
 		ereport(ERROR,
@@ -410,6 +412,18 @@ maintain_entry_by_results(Oid results)
 	MaintainEntry **e = entries_where(C_RESULTS, ObjectIdGetDatum(results), &n);
 
 	return n == 1 ? e[0] : NULL;
+}
+
+MaintainEntry *
+maintain_entry_of_shard(int32 shard_of, Oid readings)
+{
+	int			n;
+	MaintainEntry **e = entries_where(C_READINGS, ObjectIdGetDatum(readings), &n);
+
+	for (int i = 0; i < n; i++)
+		if (e[i]->shard_of == shard_of)
+			return e[i];
+	return NULL;
 }
 
 MaintainEntry *
@@ -496,6 +510,10 @@ segpipe_catalog_register(PG_FUNCTION_ARGS)
 					 errmsg("\"%s\" is not an index of the readings", get_rel_name(idx))));
 		values[C_INDEX - 1] = DirectFunctionCall1(namein, CStringGetDatum(get_rel_name(idx)));
 	}
+	if (!nulls[C_SHARD_OF - 1] && DatumGetInt32(values[C_SHARD_OF - 1]) <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shard_of must be the id of a row of segpipe's catalog on the coordinator")));
 	(void) policy_of(TextDatumGetCString(values[C_LATE - 1]), late_names, lengthof(late_names),
 					 "late-row policy");
 	(void) policy_of(TextDatumGetCString(values[C_BEYOND - 1]), beyond_names,

@@ -64,6 +64,7 @@ typedef struct MaintainEntry
 	Interval	quiet;
 	char	   *schedule;
 	char	   *cron_job;
+	int32		shard_of;		/* Citus: the coordinator's row whose shard group this is; 0 if none */
 	/* the row version read: a row made again has another */
 	TransactionId xmin;
 	ItemPointerData tid;
@@ -87,6 +88,12 @@ extern MaintainEntry *maintain_entry_fresh(int32 id, MaintainEntry *cached, bool
  * while it stays the same are still as the catalog has them.
  */
 extern uint64 maintain_catalog_changes(void);
+
+/*
+ * On a Citus node: the row of the shard group whose readings shard is
+ * readings, of the coordinator's row shard_of; NULL when none.
+ */
+extern MaintainEntry *maintain_entry_of_shard(int32 shard_of, Oid readings);
 
 /* The catalog's row of that results table; NULL when none. */
 extern MaintainEntry *maintain_entry_by_results(Oid results);

@@ -17,10 +17,12 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "maintain_citus.h"
 #include "maintain_correct.h"
 #include "maintain_rerun.h"
 
@@ -203,6 +205,44 @@ maintain_correct_relation(MaintainPlans *mp, Oid rel, bool leave_out)
 
 /* ---- the triggers' checks ---- */
 
+/*
+ * On a Citus node, the local row of the shard group whose readings shard
+ * rel is, of the coordinator's row shard_of (its id is what the triggers
+ * Citus copies onto every shard carry): remembered per backend until the
+ * catalog changes.  0 when there is none.
+ */
+static int32
+shard_row(int32 shard_of, Oid rel)
+{
+	static struct
+	{
+		int32		shard_of;
+		Oid			rel;
+		int32		id;
+	}			seen[16];
+	static int	nseen = 0;
+	static uint64 seen_at = 0;
+	MaintainEntry *e;
+
+	if (seen_at != maintain_catalog_changes())
+	{
+		nseen = 0;
+		seen_at = maintain_catalog_changes();
+	}
+	for (int i = 0; i < nseen; i++)
+		if (seen[i].shard_of == shard_of && seen[i].rel == rel)
+			return seen[i].id;
+	e = maintain_entry_of_shard(shard_of, rel);
+	if (e == NULL)
+		return 0;
+	if (nseen == lengthof(seen))
+		nseen = 0;
+	seen[nseen].shard_of = shard_of;
+	seen[nseen].rel = rel;
+	seen[nseen++].id = e->id;
+	return e->id;
+}
+
 MaintainPlans *
 maintain_trigger_plans(TriggerData *td, const char *fn)
 {
@@ -212,7 +252,8 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 	long		id;
 	MaintainEntry *e;
 	MaintainPlans *mp;
-	bool		partition = tg->tgnargs == 2;
+	bool		partition = tg->tgnargs == 2 && strcmp(tg->tgargs[1], "partition") == 0;
+	bool		citus = tg->tgnargs == 2 && strcmp(tg->tgargs[1], "citus") == 0;
 
 	if (tg->tgnargs >= 1 && strncmp(tg->tgargs[0], "segpipe insert ", strlen("segpipe insert ")) == 0)
 		ereport(ERROR,
@@ -223,12 +264,40 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 				 errhint("Run ALTER EXTENSION segpipe UPDATE: it moves every results table onto the catalog.")));
 	if (tg->tgnargs < 1 || tg->tgnargs > 2 || tg->tgargs[0][0] < '1' || tg->tgargs[0][0] > '9' ||
 		(id = strtol(tg->tgargs[0], &end, 10), *end != '\0') || id > PG_INT32_MAX ||
-		(partition && strcmp(tg->tgargs[1], "partition") != 0))
+		(tg->tgnargs == 2 && !partition && !citus))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" on \"%s\" was not made by segpipe_maintain()",
 						tg->tgname, RelationGetRelationName(td->tg_relation)),
 				 errdetail("%s() takes the id of a row of segpipe's catalog of maintained results.", fn)));
+
+	/*
+	 * Citus copies the triggers of distributed readings onto every shard,
+	 * with the coordinator's id: on the coordinator's own table (where only
+	 * a TRUNCATE fires them) that row is the coordinator's; on a shard it is
+	 * the row of that shard group, found by the coordinator's id and the
+	 * shard.  A shard without one (moved by a rebalance, not attached yet)
+	 * refuses the change: it would not be maintained.
+	 */
+	if (citus)
+	{
+		mp = maintain_plans_entry((int32) id);
+		e = mp != NULL ? mp->entry : NULL;
+		if (e == NULL || e->shard_of != 0 || rel != e->readings)
+		{
+			int32		local = shard_row((int32) id, rel);
+
+			if (local == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("shard \"%s\" of maintained readings is not attached on this node",
+								RelationGetRelationName(td->tg_relation)),
+						 errdetail("segpipe's catalog here has no row of its shard group for the coordinator's row %ld; the change would not be maintained.",
+								   id),
+						 errhint("Run segpipe_attach_shards() on the coordinator for the results table (after a rebalance, it attaches the moved shards).")));
+			id = local;
+		}
+	}
 	/* checked before anything of the row's is locked or looked up */
 	mp = maintain_plans_entry((int32) id);
 	e = mp != NULL ? mp->entry : NULL;
@@ -361,9 +430,13 @@ segpipe_change_trigger(PG_FUNCTION_ARGS)
 
 		if (!truncate_covered(mp->id, rel))
 		{
-			if (td->tg_trigger->tgnargs == 1)
+			if (td->tg_trigger->tgnargs == 1 || strcmp(td->tg_trigger->tgargs[1], "citus") == 0)
 			{
-				/* the readings: everything goes */
+				/*
+				 * the readings (or, with Citus, the distributed readings on
+				 * the coordinator: Citus fires no truncate trigger on the
+				 * shards): everything goes
+				 */
 				static const MaintainStatement clear[] = {MS_CHG_CLEAR_HB, MS_CHG_CLEAR_RESULTS,
 				MS_CHG_CLEAR_CKPT, MS_CHG_CLEAR_STATE};
 
@@ -500,9 +573,13 @@ segpipe_rebuild_sensors(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"results\" must not be null")));
+	e = maintain_entry_required(PG_GETARG_OID(0));
+	/* on the Citus coordinator: every shard group, on its node */
+	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
+		PG_RETURN_INT64(maintain_citus_shards(e->results, "rebuild",
+											  PG_ARGISNULL(1) ? NULL : TextDatumGetCString(PG_GETARG_DATUM(1))));
 	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
 							 SP_SETTINGS_ALL(maintain_n_settings));
-	e = maintain_entry_required(PG_GETARG_OID(0));
 	mp = maintain_plans_for(e->id);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -564,6 +641,21 @@ segpipe_close_silent(PG_FUNCTION_ARGS)
 						PG_ARGISNULL(1) ? "NULL" : DatumGetCString(DirectFunctionCall1(timestamptz_out, PG_GETARG_DATUM(1)))),
 				 errdetail("It must be a finite timestamp.")));
 	at = PG_GETARG_TIMESTAMPTZ(1);
+	/*
+	 * on the Citus coordinator: every shard group, on its node (the time in
+	 * a form that reads the same under any settings)
+	 */
+	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
+	{
+		int			iso = NewGUCNestLevel();
+		char	   *text;
+
+		(void) set_config_option("DateStyle", "ISO, YMD", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("TimeZone", "UTC", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+		text = DatumGetCString(DirectFunctionCall1(timestamptz_out, PG_GETARG_DATUM(1)));
+		AtEOXact_GUC(true, iso);
+		PG_RETURN_INT64(maintain_citus_shards(e->results, "close", text));
+	}
 	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
 							 SP_SETTINGS_ALL(maintain_n_settings));
 	mp = maintain_plans_for(e->id);

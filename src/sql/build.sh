@@ -16,7 +16,7 @@ set -eu
 dir=$(dirname "$0")
 version=$1
 from=${2:-}
-topics="type segment aggregate access heartbeat catalog maintain maintain_events"
+topics="type segment aggregate access heartbeat catalog maintain citus maintain_events"
 
 # the deltas from FROM on, in version order (A of A--B.sql, numerically)
 deltas() { # $1: "" or "-after"

@@ -29,7 +29,8 @@ CREATE TABLE segpipe_catalog (
 	heartbeat_zone text,
 	quiet interval,
 	schedule text,
-	cron_job text
+	cron_job text,
+	shard_of integer            -- Citus: the coordinator's row whose shard group this is
 );
 -- @end
 
@@ -46,14 +47,14 @@ CREATE OR REPLACE FUNCTION segpipe_catalog_register(results regclass, readings r
 		checkpoint_table regclass, heartbeat_table regclass, realtime_view regclass, readings_index regclass,
 		partition_column name, ts_column name, value_column name, key text, key_type regtype, spec pipeline,
 		late text, horizon interval, beyond_horizon text, watermark interval, heartbeat_unit text,
-		heartbeat_zone text, quiet interval, schedule text, cron_job text)
+		heartbeat_zone text, quiet interval, schedule text, cron_job text, shard_of integer DEFAULT NULL)
 	RETURNS integer
 	AS 'MODULE_PATHNAME', 'segpipe_catalog_register'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION segpipe_catalog_register(regclass, regclass, regclass, regclass, regclass, regclass, regclass,
-		name, name, name, text, regtype, pipeline, text, interval, text, interval, text, text, interval, text, text) IS
-	'segpipe_maintain()''s work: the catalog''s row of a set-up, for the owner of the readings and of every table named; returns its id';
+		name, name, name, text, regtype, pipeline, text, interval, text, interval, text, text, interval, text, text, integer) IS
+	'segpipe_maintain()''s work: the catalog''s row of a set-up, for the owner of the readings and of every table named (shard_of: on a Citus node, the coordinator''s row whose shard group these tables are); returns its id';
 
 -- ---- segpipe_maintained: from the catalog ----
 -- Figures are summed over the state table when the caller may read it and
@@ -73,7 +74,7 @@ DECLARE
 BEGIN
 	SELECT s.nspname INTO ext FROM pg_extension AS e JOIN pg_namespace AS s ON s.oid = e.extnamespace
 	WHERE e.extname = 'segpipe';
-	FOR m IN EXECUTE format($q$SELECT c.id, c.results, c.readings, c.spec, c.state_table, c.partition_column
+	FOR m IN EXECUTE format($q$SELECT c.id, c.results, c.readings, c.spec, c.state_table, c.partition_column, c.shard_of
 	                          FROM %I.segpipe_catalog AS c JOIN pg_class AS r ON r.oid = c.results
 	                          JOIN pg_namespace AS n ON n.oid = r.relnamespace
 	                          ORDER BY n.nspname, r.relname$q$, ext)
@@ -82,7 +83,11 @@ BEGIN
 		readings := m.readings;
 		spec := m.spec;
 		SELECT t.tgfoid::regproc::text INTO insert_trigger FROM pg_trigger AS t
-		WHERE t.tgrelid = m.readings AND t.tgargs = convert_to(m.id::text, 'UTF8') || '\x00'::bytea
+		WHERE t.tgrelid = m.readings
+		  AND t.tgargs IN (convert_to(m.id::text, 'UTF8') || '\x00'::bytea,
+		                   -- Citus: on the distributed readings, and its copies on the shards
+		                   convert_to(coalesce(m.shard_of, m.id)::text, 'UTF8') || '\x00'::bytea
+		                   || convert_to('citus', 'UTF8') || '\x00'::bytea)
 		  AND t.tgtype & 4 <> 0;
 		sensors := NULL; rows := NULL; late := NULL; discarded := NULL; open_segments := NULL;
 		oldest_progress := NULL; newest_progress := NULL; lag := NULL; last_emission := NULL;
@@ -92,11 +97,14 @@ BEGIN
 			EXECUTE format($q$SELECT count(*), sum(%1$I.pipeline_rows(s.state)), sum(%1$I.pipeline_late(s.state)),
 			                         sum(%1$I.pipeline_discarded(s.state)),
 			                         count(*) FILTER (WHERE %1$I.pipeline_key(s.state) IS NOT NULL),
-			                         min(%1$I.pipeline_progress(s.state)), max(%1$I.pipeline_progress(s.state)),
-			                         (SELECT max(x.t) FROM %2$s AS s2
-			                          CROSS JOIN LATERAL (SELECT max(r.ts) AS t FROM %3$s AS r WHERE r.%4$I = s2.%4$I) AS x)
-			                  FROM %2$s AS s$q$, ext, m.state_table, m.results, m.partition_column)
-			INTO sensors, rows, late, discarded, open_segments, oldest_progress, newest_progress, last_emission;
+			                         min(%1$I.pipeline_progress(s.state)), max(%1$I.pipeline_progress(s.state))
+			                  FROM %2$s AS s$q$, ext, m.state_table)
+			INTO sensors, rows, late, discarded, open_segments, oldest_progress, newest_progress;
+			-- (a statement of its own: Citus pushes it down to the shards whole)
+			EXECUTE format($q$SELECT max(x.t) FROM %1$s AS s2
+			                  CROSS JOIN LATERAL (SELECT max(r.ts) AS t FROM %2$s AS r WHERE r.%3$I = s2.%3$I) AS x$q$,
+			               m.state_table, m.results, m.partition_column)
+			INTO last_emission;
 			lag := now() - oldest_progress;
 		END IF;
 		RETURN NEXT;

@@ -82,6 +82,9 @@ DECLARE
 	def_hb text;
 	q_results text;
 	idx regclass;       -- the index set-up made on the readings, if any
+	dist_method text;   -- Citus: how the readings are distributed, and by which column
+	dist_col name;
+	dist_mode text;
 	id integer;         -- the catalog's row
 	r record;
 	ran bigint;
@@ -149,6 +152,24 @@ BEGIN
 		RAISE EXCEPTION '"%" is a partition', rel USING ERRCODE = 'wrong_object_type',
 			DETAIL = 'A partition''s rows are maintained with those of its partitioned table.',
 			HINT = format('Maintain %s.', pg_partition_root(readings));
+	END IF;
+	-- Citus: results are kept on the shards of hash-distributed readings,
+	-- each sensor on the node that holds its readings (sql/citus.sql)
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT p.partmethod::text, pg_catalog.column_to_column_name(p.logicalrelid, p.partkey)::name '
+		        'FROM pg_catalog.pg_dist_partition AS p WHERE p.logicalrelid = $1'
+		INTO dist_method, dist_col USING readings;
+	END IF;
+	IF dist_method IS NOT NULL AND (dist_method <> 'h' OR dist_col IS NULL) THEN
+		RAISE EXCEPTION '"%" is a Citus reference table or local table', rel USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'segpipe maintains results from hash-distributed tables (create_distributed_table) and from the tables of one server.';
+	ELSIF dist_method IS NOT NULL AND dist_col <> partition_by THEN
+		RAISE EXCEPTION '"%" is distributed by column "%", not by "%"', rel, dist_col, partition_by
+			USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'A sensor''s readings, state and results are kept on one node: maintained results on a distributed table are partitioned by its distribution column.';
+	ELSIF dist_method IS NOT NULL AND kind = 'p' THEN
+		RAISE EXCEPTION '"%" is a partitioned distributed table', rel USING ERRCODE = 'feature_not_supported',
+			DETAIL = 'segpipe maintains results from distributed tables without partitions.';
 	END IF;
 	-- (src/server/maintain_admin.c, refuse_row_security, says why)
 	FOR r IN SELECT c.relname FROM pg_partition_tree(readings) AS t JOIN pg_class AS c ON c.oid = t.relid
@@ -313,6 +334,20 @@ BEGIN
 		EXECUTE format('COMMENT ON TABLE %s IS %L', q_hb,
 		               format('segpipe: the heartbeats applied to the pipelines of %s: a run over %s runs them too, as punctuation rows', q_state, readings));
 	END IF;
+	-- Citus: the tables distributed by the same column, in the readings'
+	-- co-location group, so that each shard group holds a sensor's readings,
+	-- state, checkpoints, heartbeats and results on one node; one connection
+	-- per node for all of it, so that each statement sees the tables the
+	-- ones before made (they commit together)
+	IF dist_method IS NOT NULL THEN
+		dist_mode := current_setting('citus.multi_shard_modify_mode');
+		PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+		FOR r IN SELECT t FROM unnest(ARRAY[q_state, q_results, q_ckpt]
+		                              || CASE WHEN watermark IS NOT NULL THEN ARRAY[q_hb] ELSE '{}'::text[] END) AS t LOOP
+			EXECUTE 'SELECT pg_catalog.create_distributed_table($1::pg_catalog.regclass, $2, colocate_with => $3)'
+			USING r.t, partition_by, readings::text;
+		END LOOP;
+	END IF;
 	-- Corrections read one sensor's readings from a time on: an index on
 	-- (partition column, ts) of the readings, unless one starts so already.
 	-- It is set-up's, and segpipe_unmaintain(drop_tables => true) drops it.
@@ -355,8 +390,12 @@ BEGIN
 	      watermark, heartbeat_unit, heartbeat_zone, quiet, schedule, job;
 
 	-- the triggers, then the readings already there, run from the spec (the
-	-- lock keeps out every change in between: CREATE TRIGGER takes it too)
-	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', readings);
+	-- lock keeps out every change in between: CREATE TRIGGER takes it too;
+	-- on Citus, CREATE TRIGGER takes it on every shard, and the rebuild runs
+	-- each shard group on its node, whose catalog row it makes first)
+	IF dist_method IS NULL THEN
+		EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', readings);
+	END IF;
 	FOR r IN SELECT readings AS relid, 0 AS level UNION ALL
 	         SELECT t.relid, t.level FROM pg_partition_tree(readings) AS t WHERE t.relid <> readings
 	         ORDER BY 2, 1 LOOP
@@ -365,6 +404,9 @@ BEGIN
 	EXECUTE format('SELECT %I.segpipe_rebuild_sensors($1, NULL)', ext) USING q_results::regclass;
 	EXECUTE format('SELECT count(*) FROM %s', readings) INTO ran;
 
+	IF dist_mode IS NOT NULL THEN
+		PERFORM set_config('citus.multi_shard_modify_mode', dist_mode, true);
+	END IF;
 	IF schedule IS NOT NULL THEN
 		EXECUTE 'SELECT cron.schedule($1, $2, $3)'
 		USING job, schedule, format('SELECT %I.segpipe_close_silent(%L::pg_catalog.regclass)', ext, q_results);

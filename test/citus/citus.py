@@ -18,8 +18,9 @@ and bit for bit (float8send, pipeline_send):
     cluster resume on the single server over the second half, and the single server's
     on the cluster (from a co-located table of states), both equal to each other and,
     emissions of both halves together, to one run over all rows;
-  - segpipe_maintain on the distributed table is refused by Citus today (docs/scale-out.md)
-    and leaves nothing behind: no catalog row, no results table.
+  - segpipe_maintain refuses a reference table and a table distributed by another column
+    than the partition column, and leaves nothing behind: no catalog row, no results table
+    (test/citus/maintain.py maintains results on a distributed table).
 
     test/citus/citus.py [--sensors N] [--rows N]    defaults: 9 sensors, 600 rows
 """
@@ -223,15 +224,24 @@ def resume(co, single):
 
 
 def maintain(co):
-    """What Citus does with segpipe_maintain on a distributed table today."""
+    """What segpipe_maintain refuses on Citus, and leaves nothing behind for: readings that are
+    a reference table, and a distributed table partitioned by another column than its
+    distribution column (test/citus/maintain.py maintains results on a distributed table)."""
     key = KEY.replace("'", "''")
-    _, err = co.psql("SELECT segpipe_maintain('readings', 'sensor_id', 'ts', 'v', "
-                     f"'{key}', '{SPEC}', 'readings_results')", check=False)
-    check("ERROR" in err, f"segpipe_maintain on a distributed table: expected an error, got {err!r}")
-    left = co.psql("SELECT count(*) FROM pg_class WHERE relname LIKE 'readings_results%'")
-    check(left == "0", f"the refused segpipe_maintain left {left} tables behind")
-    print(f"segpipe_maintain on a distributed table: refused ({next((x for x in err.splitlines() if x.startswith('ERROR')), err[:200])}); "
-          "nothing left behind")
+    co.psql("CREATE TABLE byzone (sensor_id int NOT NULL, zone int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+            "SELECT create_distributed_table('byzone', 'zone', colocate_with => 'none');")
+    for readings, part, want in (("zones", "sensor_id", "is a Citus reference table or local table"),
+                                 ("byzone", "sensor_id", 'is distributed by column "zone", not by "sensor_id"')):
+        _, err = co.psql(f"SELECT segpipe_maintain('{readings}', '{part}', 'ts', 'v', "
+                         f"'{key}', '{SPEC}', 'refused_results')", check=False)
+        check(want in err, f"segpipe_maintain on {readings}: expected an error saying {want!r}, got {err!r}")
+        left = co.psql("SELECT count(*) FROM pg_class WHERE relname LIKE 'refused_results%'")
+        rows = co.psql("SELECT count(*) FROM segpipe_catalog")
+        check(left == "0" and rows == "0", f"the refused segpipe_maintain on {readings} left {left} tables "
+              f"and {rows} catalog rows behind")
+        print(f"segpipe_maintain on {readings}: refused ({next((x for x in err.splitlines() if x.startswith('ERROR')), err[:200])}); "
+              "nothing left behind")
+    co.psql("DROP TABLE byzone;")
 
 
 def run_fleet(label, name, body):

@@ -1,30 +1,31 @@
 #!/usr/bin/env python3
-"""Maintained results on a Citus distributed table, shard by shard (docs/scale-out.md).
+"""Maintained results on a Citus distributed table (docs/scale-out.md).
 
-Citus refuses segpipe_maintain on a distributed table (it creates triggers there).  What
-works without a change to segpipe: the results, state and checkpoint tables distributed
-and co-located with the readings (made on the coordinator by segpipe_maintain on an
-empty local table of the readings' shape, then distributed), and on every worker, for
-every shard of the readings, a row of segpipe's catalog naming that shard and the shards
-of the same group of the other tables (segpipe_catalog_register), the triggers on the
-shard (segpipe_maintain_triggers) and a first run (segpipe_rebuild_sensors).  A statement
-through the coordinator then changes the shards in Citus's transaction, and each shard's
-triggers maintain that shard's results in it.
+segpipe_maintain on the coordinator, on readings distributed by the sensor: it makes the
+results, state and checkpoint (and heartbeat) tables distributed and co-located with the
+readings, the triggers on the distributed readings (Citus copies them onto every shard),
+and on each node a catalog row per shard group it holds (shard_of: the coordinator's row),
+then runs each group's readings there.  A statement through the coordinator then changes
+the shards in Citus's transaction, and each shard's triggers maintain that shard's results
+in it.
 
 Its own clusters (test/citus/citus.py's: a coordinator, two workers, a single server
 without Citus that keeps a local copy of the readings).  Random statements through the
 coordinator (seeded): INSERTs over several sensors (multi-shard), late INSERTs, COPY,
 UPDATE of v, DELETE of a range, now and then two in one transaction or one rolled back,
-TRUNCATE once; the same on the single server.  After every statement: the readings are
+TRUNCATE before and after the rebalance; the same on the single server.  After every statement: the readings are
 the same bit for bit, and the cluster's results (read through the coordinator) are, as a
 multiset of (sensor, ts, key, port, float8send(value)), the rows of segment_agg over the
 local copy (the rule of docs/reference.md); the state table has one row per sensor with
 its number of readings.  A third worker is added and citus_rebalance_start() run in the
-middle; the moved shard groups get their catalog rows and triggers on the new node.  Then
-segpipe_rebuild_sensors on every shard changes nothing, and a second set-up with a
-watermark and daily heartbeats (its heartbeat table distributed too): segpipe_close_silent
-on every shard applies what it applies on one server, and the results stay equal to one
-server's.
+middle: a change of a moved sensor is refused until segpipe_attach_shards() on the
+coordinator attaches the moved groups; Citus's clean-up of the old shards takes their old
+rows.  Then segpipe_rebuild from the coordinator changes nothing, segpipe_maintained on
+the coordinator lists the set-up with every sensor, a segpipe_unmaintain rolled back keeps
+every node's rows, and a second set-up with a watermark and daily heartbeats:
+segpipe_close_silent from the coordinator applies what it applies on one server, and the
+results stay equal to one server's.  At the end segpipe_unmaintain(drop_tables => true)
+leaves no table, catalog row or trigger on any node.
 
     test/citus/maintain.py [--rounds N]    default 60
 """
@@ -53,77 +54,53 @@ EXACT = "SET extra_float_digits = 1;\n"
 
 
 def distribute_maintained(co, workers, readings="mreadings", results="mres", key=KEY, spec=SPEC, options=""):
-    """Maintained results for the distributed table readings, shard by shard; returns the
-    set-up (its tables and the catalog row's values) for attach()."""
+    """segpipe_maintain on the coordinator, on distributed readings; checks that every node
+    has one catalog row per shard group it holds, of the coordinator's row.  Returns the
+    set-up: its readings and results, and the coordinator's row id."""
     q = key.replace("'", "''")
-    co.psql(f"CREATE TABLE {readings}_shape (LIKE {readings});\n"
-            f"SELECT segpipe_maintain('{readings}_shape', 'sensor', 'ts', 'v', '{q}', '{spec}', '{results}'{options});")
-    row = co.psql("SELECT format('%L, %L::regtype, %L::pipeline, %L, %L::interval, %L, %L::interval, %L, %L, "
-                  "%L::interval', key, key_type, spec, late, horizon, beyond_horizon, watermark, heartbeat_unit, "
-                  "heartbeat_zone, quiet) FROM segpipe_catalog "
-                  f"WHERE results = '{results}'::regclass")
-    tables = co.psql("SELECT concat_ws(',', results, state_table, checkpoint_table, heartbeat_table) "
-                     f"FROM segpipe_catalog WHERE results = '{results}'::regclass").split(",")
-    co.psql(f"SELECT segpipe_unmaintain('{results}');\nDROP VIEW {results}_realtime;\nDROP TABLE {readings}_shape;\n"
-            + "".join(f"SELECT create_distributed_table('{t}', 'sensor', colocate_with => '{readings}');\n"
-                      for t in tables))
-    m = {"readings": readings, "tables": tables, "row": row}
-    attach(co, workers, m, rebuild=True)
+    co.psql(f"SELECT segpipe_maintain('{readings}', 'sensor', 'ts', 'v', '{q}', '{spec}', '{results}'{options});")
+    rid = co.psql(f"SELECT id FROM segpipe_catalog WHERE results = '{results}'::regclass AND shard_of IS NULL")
+    m = {"readings": readings, "results": results, "id": rid}
+    colocated = co.psql("SELECT count(DISTINCT colocationid) FROM pg_dist_partition WHERE logicalrelid IN "
+                        f"('{readings}'::regclass, '{results}'::regclass, '{results}_state'::regclass, "
+                        f"'{results}_checkpoint'::regclass)")
+    check(colocated == "1", f"{results}: its tables are not co-located with {readings} ({colocated} groups)")
+    check(rows_where_held(co, workers, m), f"{results}: after set-up, the nodes' catalog rows are not one per shard group")
     return m
 
 
-def shard_groups(co, m):
-    """{shard group (its min value): {table: (shard name, node port)}} from the coordinator."""
-    groups = {}
-    names = ", ".join(f"'{t}'::regclass" for t in [m["readings"]] + m["tables"])
-    out = co.psql("SELECT s.shardminvalue, s.logicalrelid::regclass::text, shard_name(s.logicalrelid, s.shardid), "
-                  "p.nodeport FROM pg_dist_shard AS s JOIN pg_dist_placement AS pl USING (shardid) "
-                  f"JOIN pg_dist_node AS p USING (groupid) WHERE s.logicalrelid IN ({names})")
+def held(co, workers, m):
+    """{node port: the number of shard groups of m's readings it holds}, from the coordinator."""
+    out = co.psql("SELECT nodeport, count(*) FROM citus_shards "
+                  f"WHERE table_name = '{m['readings']}'::regclass GROUP BY 1")
+    have = {w.port: 0 for w in workers}
     for line in out.splitlines():
-        lo, table, shard, port = line.split("|")
-        groups.setdefault(lo, {})[table] = (shard, int(port))
-    return groups
+        port, n = line.split("|")
+        have[int(port)] = int(n)
+    return have
 
 
-def attach(co, workers, m, rebuild):
-    """Each shard group's catalog row and triggers on the node that holds it, where they
-    are missing (all at set-up, the moved ones after a rebalance), and the rows of shards
-    that moved away dropped (segpipe_unmaintain: the triggers and the row, not the tables,
-    which Citus drops).  rebuild: a first run of the readings there (at set-up; a moved
-    shard's state moved with it).  Returns (attached, detached)."""
-    groups = shard_groups(co, m)
-    by_port = {w.port: w for w in workers}
-    here = {w.port: set() for w in workers}
-    attached = detached = 0
-    for lo, g in sorted(groups.items()):
-        ports = {p for _, p in g.values()}
-        check(len(ports) == 1 and len(g) == len(m["tables"]) + 1,
-              f"shard group {lo}: its tables on one node ({g})")
-        port = ports.pop()
-        w = by_port[port]
-        read = g[m["readings"]][0]
-        res, st, ck = (g[t][0] for t in m["tables"][:3])
-        hb = f"'{g[m['tables'][3]][0]}'" if len(m["tables"]) > 3 else "NULL"
-        here[port].add(res)
-        if w.psql(f"SELECT count(*) FROM segpipe_catalog WHERE results::text = '{res}'") != "0":
-            continue
-        w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
-               f"SELECT segpipe_catalog_register('{res}', '{read}', '{st}', '{ck}', {hb}, NULL, NULL, 'sensor', "
-               f"'ts', 'v', {m['row']}, NULL, NULL);\n"
-               f"SELECT segpipe_maintain_triggers('{res}', '{read}');\n"
-               + (f"SELECT segpipe_rebuild_sensors('{res}', NULL);" if rebuild else ""))
-        attached += 1
+def rows_where_held(co, workers, m):
+    """Whether every node's catalog has exactly one row of m per shard group it holds, each
+    naming a readings shard of that node."""
+    have = held(co, workers, m)
+    ok = True
     for w in workers:
-        for res in w.psql(f"SELECT results::text FROM segpipe_catalog WHERE results::text ~ '^{m['tables'][0]}_[0-9]+$'").splitlines():
-            if res not in here[w.port]:
-                w.psql(f"SELECT segpipe_unmaintain('{res}');")
-                detached += 1
-    return attached, detached
+        rows = w.psql("SET citus.override_table_visibility = off;\n"
+                      "SELECT count(*), count(DISTINCT c.readings), "
+                      f"count(*) FILTER (WHERE c.readings::text ~ '^{m['readings']}_[0-9]+$') "
+                      f"FROM segpipe_catalog AS c WHERE c.shard_of = {m['id']}")
+        n, distinct, named = (int(x) for x in rows.split("|"))
+        ok = check(n == distinct == named == have[w.port],
+                   f"node {w.port}: {n} catalog rows of {m['results']} ({distinct} readings shards, "
+                   f"{named} named so), holding {have[w.port]} shard groups") and ok
+    return ok
 
 
-def rebalance(fleet, co, workers, m):
-    """A third worker, citus_rebalance_start(), and the moved shard groups' catalog rows
-    and triggers made on their new node (attach)."""
+def rebalance(fleet, co, workers, single, m, st):
+    """A third worker and citus_rebalance_start(): a change of a moved sensor is refused
+    until segpipe_attach_shards() attaches the moved groups on their new node; the old
+    node's rows go with the old shards."""
     w3 = fleet.add("worker3", dict(CITUS, **SHARD))
     w3.psql("CREATE EXTENSION citus;")
     co.psql(f"SELECT citus_add_node('127.0.0.1', {w3.port});")
@@ -137,20 +114,24 @@ def rebalance(fleet, co, workers, m):
                     "ON s.shardid = get_shard_id_for_distribution_column('mreadings', r.sensor) "
                     f"WHERE s.nodeport = {w3.port}")
     check(moved != "", "the moved shards hold no readings")
-    attached, detached = attach(co, workers, m, rebuild=False)
-    # a moved shard whose old readings shard Citus dropped first has lost its catalog row
-    # already (segpipe forgets results whose readings are dropped)
-    check(attached == int(on3) and detached <= int(on3),
-          f"after the rebalance: {attached} shard groups attached on their new node, {detached} detached, "
-          f"{on3} moved")
-    check(attach(co, workers, m, rebuild=False) == (0, 0), "a second attach after the rebalance had work to do")
+    # a change on a moved shard before the attach: refused, nothing changes
+    s = int(moved.split(",")[0])
+    before = co.psql(READINGS)
+    _, err = co.psql(EXACT + f"INSERT INTO mreadings VALUES ({s}, to_timestamp({st.clock[s] + 60}), 1.5);", check=False)
+    check("is not attached on this node" in err,
+          f"an INSERT into a moved shard before segpipe_attach_shards: expected a refusal, got {err!r}")
+    check(co.psql(READINGS) == before, "the refused INSERT changed the readings")
+    attached = co.psql("SELECT segpipe_attach_shards('mres');")
+    check(attached == on3, f"segpipe_attach_shards after the rebalance attached {attached} shard groups, {on3} moved")
+    again = co.psql("SELECT segpipe_attach_shards('mres');")
+    check(again == "0", f"a second segpipe_attach_shards had work to do ({again})")
     co.psql("CALL citus_cleanup_orphaned_resources();")
     left = co.psql("SELECT count(*) FROM pg_dist_cleanup")
     check(left == "0", f"Citus's clean-up of the moved shards' old tables did not finish ({left} left)")
+    check(rows_where_held(co, workers, m), "after the rebalance, the nodes' catalog rows are not one per shard group")
     print(f"rebalance onto a third worker: {on3} shard groups moved with their results, states and checkpoints; "
-          f"catalog rows and triggers made there for them ({attached}) and dropped where they were ({detached}; "
-          f"{int(on3) - detached} gone with their readings' old shard); the old shards cleaned up; "
-          f"sensors moved: {moved}")
+          f"a change of a moved sensor refused until segpipe_attach_shards() attached {attached}; the old shards "
+          f"cleaned up with their rows; sensors moved: {moved}")
     return moved
 
 
@@ -162,7 +143,7 @@ class Statements:
     def __init__(self, rng):
         self.rng = rng
         self.clock = {s: T0 + rng.randrange(3600) for s in range(1, SENSORS + 1)}
-        self.truncated = False
+        self.truncate_at = set()
 
     def fresh(self, late=False):
         rng, out = self.rng, []
@@ -179,8 +160,7 @@ class Statements:
     def next(self, rnd):
         rng = self.rng
         r = rng.random()
-        if rnd == 15 and not self.truncated:
-            self.truncated = True
+        if rnd in self.truncate_at:
             return "TRUNCATE", "TRUNCATE mreadings"
         if r < 0.3:
             return "INSERT", f"INSERT INTO mreadings VALUES {rows_sql(self.fresh())}"
@@ -234,20 +214,22 @@ def rounds(fleet, args, rng):
     single.psql(table)
     co.psql(table + "SET citus.shard_count = 8;\nSELECT create_distributed_table('mreadings', 'sensor');")
     st = Statements(rng)
+    # one before the rebalance, one after (a moved shard carries a copy of the truncate trigger)
+    st.truncate_at = {args.rounds // 4, args.rounds // 2 + 5}
     first = rows_sql(st.fresh())
     for c in (co, single):
         c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
     m = distribute_maintained(co, workers)
-    groups = len(shard_groups(co, m))
+    groups = sum(held(co, workers, m).values())
     ok, n = agree(co, single, "after set-up")
-    print(f"maintained results on {groups} shard groups (catalog rows and triggers on the workers' shards): "
-          f"{n} results after set-up, equal: {ok}")
+    print(f"segpipe_maintain on the distributed readings: {groups} shard groups, each with its catalog row on its "
+          f"node; {n} results after set-up, equal: {ok}")
     kinds = {}
     bad = 0
     for rnd in range(args.rounds):
         if rnd == args.rounds // 2:
             kind = "rebalance"
-            moved = rebalance(fleet, co, workers, m)
+            moved = rebalance(fleet, co, workers, single, m, st)
             moved_then = co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})")
         elif rnd % 6 == 5:
             # two clients at once: INSERTs commute, so the copy takes them in any order
@@ -282,16 +264,25 @@ def rounds(fleet, args, rng):
     check(co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})") != moved_then,
           "no statement after the rebalance changed the readings of the moved sensors")
     before = co.psql(GOT)
-    for w in workers:
-        w.psql("SET citus.enable_manual_changes_to_shards = on;\n"
-               "SELECT segpipe_rebuild_sensors(results, NULL) FROM segpipe_catalog;")
-    check(co.psql(GOT) == before, "segpipe_rebuild_sensors on every shard changed the results")
-    # Citus hides its shards from a worker's catalog queries unless told otherwise
-    listed = sum(int(w.psql("SET citus.override_table_visibility = off;\n"
-                            "SELECT count(*) FROM segpipe_maintained")) for w in workers)
-    check(listed == groups, f"segpipe_maintained on the workers lists {listed} shards, not {groups}")
-    print(f"segpipe_rebuild_sensors on every shard: results unchanged; segpipe_maintained on the workers: "
-          f"{listed} rows, one per shard")
+    rebuilt = co.psql("SELECT segpipe_rebuild('mres');")
+    check(co.psql(GOT) == before, "segpipe_rebuild from the coordinator changed the results")
+    sensors = single.psql("SELECT count(DISTINCT sensor) FROM mreadings")
+    check(rebuilt == sensors, f"segpipe_rebuild ran {rebuilt} sensors, the readings have {sensors}")
+    listed = co.psql("SELECT count(*), sum(sensors), bool_and(insert_trigger IS NOT NULL) FROM segpipe_maintained "
+                     "WHERE results = 'mres'::regclass")
+    check(listed == f"1|{sensors}|t", f"segpipe_maintained on the coordinator: {listed}, expected one row of "
+          f"{sensors} sensors with its insert trigger")
+    # a segpipe_unmaintain rolled back: every node keeps its rows, and changes are maintained
+    co.psql("BEGIN;\nSELECT segpipe_unmaintain('mres');\nROLLBACK;")
+    check(rows_where_held(co, workers, m), "after a segpipe_unmaintain rolled back, the nodes' catalog rows are not "
+          "one per shard group")
+    sql = f"INSERT INTO mreadings VALUES {rows_sql(st.fresh())}"
+    co.psql(EXACT + sql)
+    single.psql(sql)
+    agree(co, single, "after a segpipe_unmaintain rolled back and an INSERT")
+    print(f"from the coordinator: segpipe_rebuild ran {rebuilt} sensors on their nodes and changed nothing; "
+          f"segpipe_maintained lists the set-up with {sensors} sensors; a segpipe_unmaintain rolled back left "
+          f"every node's rows")
     silent(co, workers, single)
 
 
@@ -300,8 +291,9 @@ HRES = ("SELECT sensor, (extract(epoch FROM ts) * 1000000)::bigint, key - date '
 
 
 def silent(co, workers, single):
-    """A watermark and daily heartbeats: segpipe_close_silent on every shard of the cluster
-    closes what it closes on one server with the same set-up."""
+    """A watermark and daily heartbeats: segpipe_close_silent from the coordinator closes on
+    every shard group what it closes on one server with the same set-up; then both set-ups
+    are unmaintained with their tables, and nothing of them is left on any node."""
     key = "(ts AT TIME ZONE 'UTC')::date"
     options = ", watermark => '1 hour', heartbeat_unit => 'day', heartbeat_zone => 'UTC'"
     table = "CREATE TABLE hreadings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
@@ -313,14 +305,15 @@ def silent(co, workers, single):
     co.psql(table + "SELECT create_distributed_table('hreadings', 'sensor', colocate_with => 'mreadings');\n"
             + EXACT + f"INSERT INTO hreadings VALUES {rows};")
     m = distribute_maintained(co, workers, "hreadings", "hres", key, SPEC, options)
-    check(len(m["tables"]) == 4, f"the set-up with a watermark has a heartbeat table ({m['tables']})")
+    hb = co.psql("SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'hres_heartbeat'::regclass "
+                 "AND colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'hreadings'::regclass)")
+    check(hb == "1", "the set-up with a watermark has no heartbeat table co-located with the readings")
     check(co.psql(HRES) == single.psql(HRES), "with a watermark: the results differ from one server's after set-up")
     closed = []
     for at in (T0 + 2 * 86400, T0 + 2 * 86400, T0 + 3 * 86400):
         one = single.psql(f"SELECT segpipe_close_silent('hres', to_timestamp({at}))")
-        many = sum(int(w.psql(f"SELECT coalesce(sum(segpipe_close_silent(results, to_timestamp({at}))), 0) "
-                              "FROM segpipe_catalog WHERE results::text ~ '^hres_[0-9]+$'")) for w in workers)
-        check(str(many) == one, f"segpipe_close_silent at {at}: {many} on the shards, {one} on one server")
+        many = co.psql(f"SELECT segpipe_close_silent('hres', to_timestamp({at}))")
+        check(many == one, f"segpipe_close_silent at {at}: {many} on the cluster, {one} on one server")
         check(co.psql(HRES) == single.psql(HRES), f"segpipe_close_silent at {at}: the results differ from one server's")
         closed.append(one)
     later = rows_sql([(s, T0 + 3 * 86400 + 600 * i, float(i)) for s in range(1, 7) for i in range(3)])
@@ -329,8 +322,25 @@ def silent(co, workers, single):
     same = co.psql(HRES) == single.psql(HRES)
     check(same, "after the heartbeats, new readings: the results differ from one server's")
     check(closed[0] != "0" and closed[1] == "0", f"heartbeats applied at the same instant twice: {closed}")
-    print(f"watermark and daily heartbeats on the shards: segpipe_close_silent on every shard applied "
+    print(f"watermark and daily heartbeats on the shards: segpipe_close_silent from the coordinator applied "
           f"{', '.join(closed)} (at 2 days, again, at 3 days), as one server did; results equal to one server's: {same}")
+    # nothing left of either set-up, on any node
+    for results in ("hres", "mres"):
+        co.psql(f"SELECT segpipe_unmaintain('{results}', drop_tables => true);")
+    tables = co.psql("SELECT count(*) FROM pg_class WHERE relname ~ '^[hm]res'")
+    left = [w.psql("SET citus.override_table_visibility = off;\n"
+                   "SELECT (SELECT count(*) FROM segpipe_catalog) || '/' || "
+                   "(SELECT count(*) FROM pg_trigger WHERE tgfoid IN ('segpipe_insert_trigger'::regproc, "
+                   "'segpipe_change_trigger'::regproc)) || '/' || "
+                   "(SELECT count(*) FROM pg_class WHERE relname ~ '^[hm]res')") for w in workers + [co]]
+    named = [w.psql("SET citus.override_table_visibility = off;\n"
+                    "SELECT string_agg(tgrelid::regclass || '.' || tgname, ', ') FROM pg_trigger "
+                    "WHERE tgfoid IN ('segpipe_insert_trigger'::regproc, 'segpipe_change_trigger'::regproc)")
+             for w in workers + [co]]
+    check(tables == "0" and all(x == "0/0/0" for x in left),
+          f"segpipe_unmaintain(drop_tables => true) left tables, catalog rows or triggers: coordinator {tables} "
+          f"tables; catalog rows/triggers/tables on each node {left}; triggers {named}")
+    print(f"segpipe_unmaintain(drop_tables => true) of both: nothing left on any node ({left})")
 
 
 def main():

@@ -1,0 +1,21 @@
+/*
+ * maintain_citus.h
+ *	  Maintained results on a Citus distributed table (docs/scale-out.md):
+ *	  what the coordinator's functions hand on to the shard groups.
+ */
+#ifndef MAINTAIN_CITUS_H
+#define MAINTAIN_CITUS_H
+
+#include "postgres.h"
+
+/* whether rel is a hash-distributed table of Citus (false without Citus) */
+extern bool maintain_citus_distributed(Oid rel);
+
+/*
+ * segpipe_shards(results, op, arg) of the extension's schema: op ("attach",
+ * "detach", "rebuild", "close") on every shard group of a set-up on the
+ * coordinator; the sum of what each returned.
+ */
+extern int64 maintain_citus_shards(Oid results, const char *op, const char *arg);
+
+#endif							/* MAINTAIN_CITUS_H */
