@@ -20,10 +20,12 @@ local copy (the rule of docs/reference.md); the state table has one row per sens
 its number of readings.  A third worker is added and citus_rebalance_start() run in the
 middle: a change of a moved sensor is refused until segpipe_attach_shards() on the
 coordinator attaches the moved groups; Citus's clean-up of the old shards takes their old
-rows.  Then segpipe_rebuild from the coordinator changes nothing, segpipe_maintained on
-the coordinator lists the set-up with every sensor, a segpipe_unmaintain rolled back keeps
-every node's rows, and a second set-up with a watermark and daily heartbeats:
-segpipe_close_silent from the coordinator applies what it applies on one server, and the
+rows.  Then a shard split: a change of the split range is refused until
+segpipe_attach_shards() attaches the two new groups.  Then segpipe_rebuild from the
+coordinator changes nothing, segpipe_maintained on the coordinator lists the set-up with
+every sensor, a segpipe_unmaintain rolled back keeps every node's rows, and a second set-up
+with a watermark and daily heartbeats: segpipe_close_silent from the coordinator applies
+what it applies on one server, and the
 results stay equal to one server's.  At the end segpipe_unmaintain(drop_tables => true)
 leaves no table, catalog row or trigger on any node.
 
@@ -135,6 +137,39 @@ def rebalance(fleet, co, workers, single, m, st):
     return moved
 
 
+def split(co, workers, single, m, st):
+    """citus_split_shard_by_split_points on one shard of the readings (its whole co-located
+    group splits): a change of the split range is refused until segpipe_attach_shards makes
+    the two new groups' rows; the old group's row goes with its shards."""
+    shard, lo, hi, node = co.psql("SELECT s.shardid, s.shardminvalue, s.shardmaxvalue, n.nodeid FROM pg_dist_shard AS s "
+                                  "JOIN pg_dist_placement USING (shardid) JOIN pg_dist_node AS n USING (groupid) "
+                                  "WHERE s.logicalrelid = 'mreadings'::regclass "
+                                  "ORDER BY s.shardmaxvalue::bigint - s.shardminvalue::bigint DESC, 1 LIMIT 1").split("|")
+    co.psql(f"SELECT citus_split_shard_by_split_points({shard}, ARRAY['{(int(lo) + int(hi)) // 2}'], "
+            f"ARRAY[{node}, {node}], 'block_writes');")
+    inside = [s for s in sorted(st.clock) if co.psql(
+        f"SELECT s.shardminvalue::bigint >= {lo} AND s.shardmaxvalue::bigint <= {hi} FROM pg_dist_shard AS s "
+        f"WHERE s.shardid = get_shard_id_for_distribution_column('mreadings', {s})") == "t"]
+    check(inside != [], f"no sensor of the split range {lo}..{hi}")
+    before = co.psql(READINGS)
+    _, err = co.psql(EXACT + f"INSERT INTO mreadings VALUES ({inside[0]}, to_timestamp({st.clock[inside[0]] + 60}), 2.5);",
+                     check=False)
+    check("is not attached on this node" in err, f"an INSERT into a split shard before segpipe_attach_shards: "
+          f"expected a refusal, got {err!r}")
+    check(co.psql(READINGS) == before, "the refused INSERT changed the readings")
+    attached = co.psql("SELECT segpipe_attach_shards('mres');")
+    check(attached == "2", f"segpipe_attach_shards after the split attached {attached} shard groups, not 2")
+    co.psql("CALL citus_cleanup_orphaned_resources();")
+    check(rows_where_held(co, workers, m), "after the split, the nodes' catalog rows are not one per shard group")
+    sql = f"INSERT INTO mreadings VALUES {rows_sql(st.fresh())}"
+    co.psql(EXACT + sql)
+    single.psql(sql)
+    ok, _ = agree(co, single, "after the split and an INSERT")
+    print(f"shard split ({lo}..{hi} at its middle, sensors {','.join(map(str, inside))}): a change refused until "
+          f"segpipe_attach_shards() attached {attached} new groups; the old group's row gone with its shards; "
+          f"an INSERT after it maintained: {ok}")
+
+
 def rows_sql(rows):
     return ",".join(f"({s}, to_timestamp({t}), {v!r})" for s, t, v in rows)
 
@@ -215,7 +250,8 @@ def rounds(fleet, args, rng):
     co.psql(table + "SET citus.shard_count = 8;\nSELECT create_distributed_table('mreadings', 'sensor');")
     st = Statements(rng)
     # one before the rebalance, one after (a moved shard carries a copy of the truncate trigger)
-    st.truncate_at = {args.rounds // 4, args.rounds // 2 + 5}
+    # (rounds r with r % 6 == 5 are the two clients')
+    st.truncate_at = {r + (r % 6 == 5) for r in (args.rounds // 4, args.rounds // 2 + 5)}
     first = rows_sql(st.fresh())
     for c in (co, single):
         c.psql(EXACT + f"INSERT INTO mreadings VALUES {first};")
@@ -263,6 +299,7 @@ def rounds(fleet, args, rng):
     # the rounds after the rebalance changed the moved sensors' readings
     check(co.psql(f"SELECT count(*), sum(v) FROM mreadings WHERE sensor IN ({moved})") != moved_then,
           "no statement after the rebalance changed the readings of the moved sensors")
+    split(co, workers, single, m, st)
     before = co.psql(GOT)
     rebuilt = co.psql("SELECT segpipe_rebuild('mres');")
     check(co.psql(GOT) == before, "segpipe_rebuild from the coordinator changed the results")
