@@ -19,7 +19,8 @@ and bit for bit (float8send, pipeline_send):
     on the cluster (from a co-located table of states), both equal to each other and,
     emissions of both halves together, to one run over all rows;
   - segpipe_maintain refuses a reference table and a table distributed by another column
-    than the partition column, and leaves nothing behind: no catalog row, no results table
+    than the partition column, and Citus a key that reads the reference table (nested in
+    the shard's statement); nothing is left behind: no catalog row, no results table
     (test/citus/maintain.py maintains results on a distributed table).
 
     test/citus/citus.py [--sensors N] [--rows N]    defaults: 9 sensors, 600 rows
@@ -225,15 +226,21 @@ def resume(co, single):
 
 def maintain(co):
     """What segpipe_maintain refuses on Citus, and leaves nothing behind for: readings that are
-    a reference table, and a distributed table partitioned by another column than its
-    distribution column (test/citus/maintain.py maintains results on a distributed table)."""
+    a reference table, a distributed table partitioned by another column than its distribution
+    column, and a key that reads a reference table (Citus refuses a distributed query nested in
+    a shard's) (test/citus/maintain.py maintains results on a distributed table)."""
     key = KEY.replace("'", "''")
     co.psql("CREATE TABLE byzone (sensor_id int NOT NULL, zone int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
             "SELECT create_distributed_table('byzone', 'zone', colocate_with => 'none');")
-    for readings, part, want in (("zones", "sensor_id", "is a Citus reference table or local table"),
-                                 ("byzone", "sensor_id", 'is distributed by column "zone", not by "sensor_id"')):
+    # a key that reads the reference table (a per-sensor zone): Citus refuses the lookup
+    # nested in the shard's statement
+    zone_key = ("(ts AT TIME ZONE (SELECT CASE WHEN z.zone = ''zone0'' THEN ''Europe/Berlin'' ELSE ''UTC'' END "
+                "FROM public.zones AS z WHERE z.sensor_id = segpipe_new.sensor_id))::date")
+    for readings, part, k, want in (("zones", "sensor_id", key, "is a Citus reference table or local table"),
+                                    ("byzone", "sensor_id", key, 'is distributed by column "zone", not by "sensor_id"'),
+                                    ("readings", "sensor_id", zone_key, "cannot execute a distributed query from a query on a shard")):
         _, err = co.psql(f"SELECT segpipe_maintain('{readings}', '{part}', 'ts', 'v', "
-                         f"'{key}', '{SPEC}', 'refused_results')", check=False)
+                         f"'{k}', '{SPEC}', 'refused_results')", check=False)
         check(want in err, f"segpipe_maintain on {readings}: expected an error saying {want!r}, got {err!r}")
         left = co.psql("SELECT count(*) FROM pg_class WHERE relname LIKE 'refused_results%'")
         rows = co.psql("SELECT count(*) FROM segpipe_catalog")
