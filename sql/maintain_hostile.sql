@@ -128,7 +128,26 @@ SELECT eve_ext.segpipe_catalog_register('daily', 'readings', 'daily_state', 'dai
                                         'sensor', 'ts', 'v', 'pg_sleep(1)', 'date', '{"type": "MaxTracker"}', 'correct',
                                         NULL, 'replay', NULL, NULL, NULL, NULL, NULL, NULL);
 SELECT eve_ext.segpipe_unmaintain('daily');
+-- Citus's functions: a shard group's row for another role's tables, and
+-- work on a set-up not on Citus, are refused
+-- (names as the coordinator sends them, schema-qualified: an unqualified one
+-- is looked up in pg_catalog and pg_temp only)
+SELECT eve_ext.segpipe_shard('attach', 1, ARRAY['daily', 'readings', 'daily_state', 'daily_checkpoint', NULL], NULL,
+                             'sensor', 'ts', 'v', 'pg_sleep(1)', 'date', '{"type": "MaxTracker"}', 'correct', NULL,
+                             'replay', NULL, NULL, NULL, NULL);
+SELECT eve_ext.segpipe_shard('attach', 1, ARRAY['public.trap_log', 'public.readings', 'public.daily_state',
+                                                'public.daily_checkpoint', NULL], NULL,
+                             'sensor', 'ts', 'v', 'pg_sleep(1)', 'date', '{"type": "MaxTracker"}', 'correct', NULL,
+                             'replay', NULL, NULL, NULL, NULL);
+SELECT eve_ext.segpipe_shard('detach', 1, ARRAY['public.daily', 'public.readings', 'public.daily_state',
+                                                'public.daily_checkpoint', NULL], NULL,
+                             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) AS detached;
+SELECT eve_ext.segpipe_shard('attach', 1, ARRAY['daily', NULL, 'daily_state', 'daily_checkpoint', NULL], NULL,
+                             NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+SELECT eve_ext.segpipe_attach_shards('daily');
+SELECT eve_ext.segpipe_shards('daily', 'close', 'infinity');
 RESET ROLE;
+SELECT count(*) AS rows_left FROM eve_ext.segpipe_catalog WHERE results = 'daily'::regclass;
 
 -- 4. Eve renames the extension's schema and makes one of the old name
 -- with look-alikes of what 0.9.0's generated code called by name; the

@@ -24,6 +24,7 @@ DECLARE
 	ext name;
 	rels regclass[];    -- results, readings, state, checkpoint, heartbeat shards
 	found_row record;
+	manual text;
 	n bigint := 0;
 BEGIN
 	IF op IS NULL OR op NOT IN ('attach', 'detach', 'untrigger', 'rebuild', 'close') OR shard_of IS NULL
@@ -48,6 +49,7 @@ BEGIN
 	-- dropped: it copies a truncate trigger onto a shard that a rebalance
 	-- moves, but drops none on the shards (it fires none on them either)
 	IF op = 'untrigger' THEN
+		manual := current_setting('citus.enable_manual_changes_to_shards');
 		PERFORM set_config('citus.enable_manual_changes_to_shards', 'on', true);
 		FOR found_row IN SELECT t.tgname FROM pg_trigger AS t
 		                 WHERE t.tgrelid = rels[2]
@@ -58,6 +60,7 @@ BEGIN
 			EXECUTE format('DROP TRIGGER %I ON %s', found_row.tgname, rels[2]);
 			n := n + 1;
 		END LOOP;
+		PERFORM set_config('citus.enable_manual_changes_to_shards', manual, true);
 		RETURN n;
 	END IF;
 	EXECUTE format('SELECT c.id, c.readings, c.shard_of FROM %I.segpipe_catalog AS c WHERE c.results = $1', ext)
