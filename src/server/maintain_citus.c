@@ -55,9 +55,12 @@ static Oid
 shards_function(void)
 {
 	Oid			args[3] = {REGCLASSOID, TEXTOID, TEXTOID};
-	List	   *name = list_make2(makeString(get_namespace_name(maintain_extension_schema())),
-								  makeString("segpipe_shards"));
-	Oid			fn = LookupFuncName(name, 3, args, false);
+	char	   *schema = get_namespace_name(maintain_extension_schema());
+	List	   *name = list_make1(makeString(schema));
+	Oid			fn;
+
+	name = lappend(name, makeString("segpipe_shards"));
+	fn = LookupFuncName(name, 3, args, false);
 
 	if (getExtensionOfObject(ProcedureRelationId, fn) != get_extension_oid("segpipe", false))
 		ereport(ERROR,
