@@ -28,7 +28,6 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -37,6 +36,7 @@
 #include "maintain_citus.h"
 #include "maintain_correct.h"
 #include "maintain_drops.h"
+#include "sp_settings.h"
 
 PG_FUNCTION_INFO_V1(segpipe_maintain_triggers);
 PG_FUNCTION_INFO_V1(segpipe_unmaintain);
@@ -114,7 +114,7 @@ make_triggers(const MaintainEntry *e, Oid rel)
 	bool		citus = !partition && maintain_citus_distributed(rel);
 	char	   *args = partition ? psprintf("'%d', 'partition'", e->id)
 		: citus ? psprintf("'%d', 'citus'", e->id) : psprintf("'%d'", e->id);
-	int			nest = NewGUCNestLevel();
+	int			nest = citus ? maintain_citus_ddl_begin() : 0;
 	static const char *const how[] = {
 		"AFTER INSERT ON %s REFERENCING NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_insert_trigger(%s)",
 		"AFTER UPDATE ON %s REFERENCING OLD TABLE AS segpipe_old NEW TABLE AS segpipe_new FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
@@ -122,13 +122,6 @@ make_triggers(const MaintainEntry *e, Oid rel)
 		"BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %s.segpipe_change_trigger(%s)",
 	};
 
-	/*
-	 * Citus refuses triggers on distributed tables unless told they are
-	 * safe: these run on each shard, on that shard's rows and tables only
-	 */
-	if (citus)
-		(void) set_config_option("citus.enable_unsafe_triggers", "on", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	for (int i = 0; i < lengthof(how); i++)
@@ -140,7 +133,7 @@ make_triggers(const MaintainEntry *e, Oid rel)
 			elog(ERROR, "segpipe could not create trigger %s", name);
 	}
 	SPI_finish();
-	AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 }
 
 /*
@@ -189,12 +182,9 @@ drop_triggers(const MaintainEntry *e, Oid rel)
 	int			n;
 
 	MemoryContext cxt = CurrentMemoryContext;
-	int			nest = NewGUCNestLevel();
-
 	/* (as make_triggers: Citus drops the shards' copies with them) */
-	if (maintain_citus_distributed(e->readings))
-		(void) set_config_option("citus.enable_unsafe_triggers", "on", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+	int			nest = maintain_citus_distributed(e->readings) ? maintain_citus_ddl_begin() : 0;
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	n = triggers_of(e, &rels, &names, cxt);
@@ -213,7 +203,7 @@ drop_triggers(const MaintainEntry *e, Oid rel)
 	}
 	PG_END_TRY();
 	SPI_finish();
-	AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 }
 
 /*
@@ -249,6 +239,7 @@ Datum
 segpipe_unmaintain(PG_FUNCTION_ARGS)
 {
 	MaintainEntry *e;
+	bool		citus;
 	int			nest;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -268,17 +259,13 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 	 * copies of the distributed readings' and go with them; a shard group's
 	 * row alone takes no trigger.
 	 */
-	nest = NewGUCNestLevel();
-	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
-	{
-		/* (one connection a node: Citus drops the view over it only) */
-		(void) set_config_option("citus.multi_shard_modify_mode", "sequential", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+	citus = e->shard_of == 0 && maintain_citus_distributed(e->readings);
+	nest = citus ? maintain_citus_ddl_begin() : 0;
+	if (citus)
 		(void) maintain_citus_shards(e->results, "detach", NULL);
-	}
 	if (e->shard_of == 0)
 		drop_triggers(e, InvalidOid);
-	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
+	if (citus)
 		(void) maintain_citus_shards(e->results, "untrigger", NULL);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -331,7 +318,7 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 		PG_END_TRY();
 	}
 	SPI_finish();
-	AtEOXact_GUC(true, nest);
+	sp_settings_end(nest);
 	PG_RETURN_VOID();
 }
 

@@ -16,7 +16,6 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
@@ -25,25 +24,33 @@
 
 #include "maintain_catalog.h"
 #include "maintain_citus.h"
+#include "maintain_sql.h"
+#include "sp_settings.h"
 
 bool
 maintain_citus_distributed(Oid rel)
 {
-	Oid			t = OIDOID;
-	Datum		v = ObjectIdGetDatum(rel);
-	bool		found;
-
 	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 		return false;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_dist_partition AS p "
+	return maintain_sql_finds("SELECT 1 FROM pg_catalog.pg_dist_partition AS p "
 							  "WHERE p.logicalrelid = $1 AND p.partmethod = 'h'",
-							  1, &t, &v, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "segpipe could not read Citus's pg_dist_partition");
-	found = SPI_processed == 1;
-	SPI_finish();
-	return found;
+							  rel, "Citus's pg_dist_partition");
+}
+
+/*
+ * Citus refuses triggers on distributed tables unless told they are safe
+ * (these run on each shard, on that shard's rows and tables only), and
+ * drops a view over distributed tables only over one connection a node.
+ */
+static const SpSetting citus_ddl[] = {
+	{"citus.enable_unsafe_triggers", "on"},
+	{"citus.multi_shard_modify_mode", "sequential"},
+};
+
+int
+maintain_citus_ddl_begin(void)
+{
+	return sp_settings_begin(citus_ddl, lengthof(citus_ddl), SP_SETTINGS_ALL(lengthof(citus_ddl)));
 }
 
 /*

@@ -12,8 +12,15 @@
 extern bool maintain_citus_distributed(Oid rel);
 
 /*
+ * The settings Citus needs for segpipe's DDL on distributed tables (their
+ * triggers, the view over them), in force until sp_settings_end of what it
+ * returns.
+ */
+extern int	maintain_citus_ddl_begin(void);
+
+/*
  * segpipe_shards(results, op, arg) of the extension's schema: op ("attach",
- * "detach", "rebuild", "close") on every shard group of a set-up on the
+ * "detach", "untrigger", "rebuild", "close") on every shard group of a set-up on the
  * coordinator; the sum of what each returned.
  */
 extern int64 maintain_citus_shards(Oid results, const char *op, const char *arg);

@@ -17,7 +17,6 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -276,27 +275,26 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 	 * with the coordinator's id: on the coordinator's own table (where only
 	 * a TRUNCATE fires them) that row is the coordinator's; on a shard it is
 	 * the row of that shard group, found by the coordinator's id and the
-	 * shard.  A shard without one (moved by a rebalance, not attached yet)
-	 * refuses the change: it would not be maintained.
+	 * shard (looked for first: shards fire for every change).  A shard
+	 * without one (moved by a rebalance, not attached yet) refuses the
+	 * change: it would not be maintained.
 	 */
 	if (citus)
 	{
-		mp = maintain_plans_entry((int32) id);
-		e = mp != NULL ? mp->entry : NULL;
-		if (e == NULL || e->shard_of != 0 || rel != e->readings)
-		{
-			int32		local = shard_row((int32) id, rel);
+		int32		local = shard_row((int32) id, rel);
+		bool		same;
 
-			if (local == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("shard \"%s\" of maintained readings is not attached on this node",
-								RelationGetRelationName(td->tg_relation)),
-						 errdetail("segpipe's catalog here has no row of its shard group for the coordinator's row %ld; the change would not be maintained.",
-								   id),
-						 errhint("Run segpipe_attach_shards() on the coordinator for the results table (after a rebalance, it attaches the moved shards).")));
+		if (local != 0)
 			id = local;
-		}
+		else if ((e = maintain_entry_fresh((int32) id, NULL, &same)) == NULL ||
+				 e->shard_of != 0 || rel != e->readings)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("shard \"%s\" of maintained readings is not attached on this node",
+							RelationGetRelationName(td->tg_relation)),
+					 errdetail("segpipe's catalog here has no row of its shard group for the coordinator's row %ld; the change would not be maintained.",
+							   id),
+					 errhint("Run segpipe_attach_shards() on the coordinator for the results table (after a rebalance, it attaches the moved shards).")));
 	}
 	/* checked before anything of the row's is locked or looked up */
 	mp = maintain_plans_entry((int32) id);
@@ -641,23 +639,19 @@ segpipe_close_silent(PG_FUNCTION_ARGS)
 						PG_ARGISNULL(1) ? "NULL" : DatumGetCString(DirectFunctionCall1(timestamptz_out, PG_GETARG_DATUM(1)))),
 				 errdetail("It must be a finite timestamp.")));
 	at = PG_GETARG_TIMESTAMPTZ(1);
+	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
+							 SP_SETTINGS_ALL(maintain_n_settings));
 	/*
-	 * on the Citus coordinator: every shard group, on its node (the time in
-	 * a form that reads the same under any settings)
+	 * on the Citus coordinator: every shard group, on its node (the time as
+	 * text in the fixed settings, ISO in UTC, which read the same anywhere)
 	 */
 	if (e->shard_of == 0 && maintain_citus_distributed(e->readings))
 	{
-		int			iso = NewGUCNestLevel();
-		char	   *text;
-
-		(void) set_config_option("DateStyle", "ISO, YMD", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		(void) set_config_option("TimeZone", "UTC", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		text = DatumGetCString(DirectFunctionCall1(timestamptz_out, PG_GETARG_DATUM(1)));
-		AtEOXact_GUC(true, iso);
-		PG_RETURN_INT64(maintain_citus_shards(e->results, "close", text));
+		n = maintain_citus_shards(e->results, "close",
+								  DatumGetCString(DirectFunctionCall1(timestamptz_out, PG_GETARG_DATUM(1))));
+		sp_settings_end(nest);
+		PG_RETURN_INT64(n);
 	}
-	nest = sp_settings_begin(maintain_settings, maintain_n_settings,
-							 SP_SETTINGS_ALL(maintain_n_settings));
 	mp = maintain_plans_for(e->id);
 	w = DirectFunctionCall2(timestamptz_mi_interval, TimestampTzGetDatum(at),
 							IntervalPGetDatum(&mp->entry->watermark));

@@ -169,23 +169,13 @@ _PG_init(void)
 bool
 maintain_drops_hypertable(Oid rel)
 {
-	Oid			t = OIDOID;
-	Datum		v = ObjectIdGetDatum(rel);
-	bool		hypertable;
-
 	if (!OidIsValid(get_extension_oid("timescaledb", true)))
 		return false;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT 1 FROM timescaledb_information.hypertables AS h "
+	return maintain_sql_finds("SELECT 1 FROM timescaledb_information.hypertables AS h "
 							  "WHERE pg_catalog.to_regclass(pg_catalog.quote_ident(h.hypertable_schema::pg_catalog.text) "
 							  "OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
 							  "pg_catalog.quote_ident(h.hypertable_name::pg_catalog.text)) OPERATOR(pg_catalog.=) $1",
-							  1, &t, &v, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "segpipe could not read TimescaleDB's hypertables");
-	hypertable = SPI_processed > 0;
-	SPI_finish();
-	return hypertable;
+							  rel, "TimescaleDB's hypertables");
 }
 
 /*

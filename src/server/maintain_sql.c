@@ -780,3 +780,19 @@ maintain_correct_argtypes(MaintainPlans *mp, Oid *argtypes)
 	argtypes[3] = argtypes[0];
 	argtypes[4] = mp->pipeline_type;
 }
+
+bool
+maintain_sql_finds(const char *query, Oid arg, const char *what)
+{
+	Oid			t = OIDOID;
+	Datum		v = ObjectIdGetDatum(arg);
+	bool		found;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(query, 1, &t, &v, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "segpipe could not read %s", what);
+	found = SPI_processed > 0;
+	SPI_finish();
+	return found;
+}

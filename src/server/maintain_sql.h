@@ -137,4 +137,11 @@ extern void maintain_correct_argtypes(MaintainPlans *mp, Oid *argtypes);
 /* An array type, or an error. */
 extern Oid	maintain_array_type(Oid elem);
 
+/*
+ * Whether a read-only query of another extension's catalog, with one OID
+ * parameter $1, returns a row (in an SPI connection of its own; what is
+ * wrong is said as "segpipe could not read <what>").
+ */
+extern bool maintain_sql_finds(const char *query, Oid arg, const char *what);
+
 #endif							/* MAINTAIN_SQL_H */
