@@ -290,6 +290,9 @@ segpipe_unmaintain(PG_FUNCTION_ARGS)
 			elog(ERROR, "segpipe could not unschedule its pg_cron job");
 	}
 	maintain_entry_delete(e);
+	/* the set-up's copy on every node goes with it */
+	if (citus)
+		maintain_citus_publish(e->id);
 	if (PG_GETARG_BOOL(1))
 	{
 		int			n;

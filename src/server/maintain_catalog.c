@@ -114,8 +114,8 @@ maintain_owner_of_extension(Oid ext)
 	return owner;
 }
 
-static Oid
-rel_owner(Oid relid)
+Oid
+maintain_rel_owner(Oid relid)
 {
 	HeapTuple	t = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
@@ -178,7 +178,7 @@ catalog_relid(void)
 	nsp = maintain_schema_of_extension(ext);
 	relid = get_relname_relid(CATALOG_NAME, nsp);
 	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
-		!superuser_arg(rel_owner(relid)))
+		!superuser_arg(maintain_rel_owner(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("segpipe's catalog of maintained results is missing"),
@@ -211,6 +211,12 @@ catalog_open(LOCKMODE mode)
 				 errmsg("segpipe's catalog of maintained results is not as this version of segpipe made it"),
 				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
 	return rel;
+}
+
+Oid
+maintain_catalog_relid(void)
+{
+	return catalog_relid();
 }
 
 Oid

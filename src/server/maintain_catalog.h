@@ -76,6 +76,12 @@ extern Oid	maintain_schema_of_extension(Oid ext);
 extern Oid	maintain_owner_of_extension(Oid ext);
 extern Oid	maintain_pipeline_type(void);
 
+/* a relation's owner; InvalidOid when it does not exist */
+extern Oid	maintain_rel_owner(Oid relid);
+
+/* the catalog's OID: the extension's table of that name, owned by a superuser */
+extern Oid	maintain_catalog_relid(void);
+
 /*
  * The catalog's row of that id: cached itself (*same) when the row is still
  * the version cached was read from, else read again; NULL when none.

@@ -16,7 +16,10 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
 #include "utils/builtins.h"
@@ -26,6 +29,8 @@
 #include "maintain_citus.h"
 #include "maintain_sql.h"
 #include "sp_settings.h"
+
+PG_FUNCTION_INFO_V1(segpipe_attach_shards);
 
 bool
 maintain_citus_distributed(Oid rel)
@@ -54,26 +59,142 @@ maintain_citus_ddl_begin(void)
 }
 
 /*
- * segpipe_shards() by OID: the function of that name and arguments in the
+ * A function of segpipe's by OID: the one of that name and arguments in the
  * extension's schema that is a member of the extension (nothing another
  * role made in its place)
  */
 static Oid
-shards_function(void)
+own_function(const char *fname, int nargs, const Oid *args)
 {
-	Oid			args[3] = {REGCLASSOID, TEXTOID, TEXTOID};
 	char	   *schema = get_namespace_name(maintain_extension_schema());
 	List	   *name = list_make1(makeString(schema));
 	Oid			fn;
 
-	name = lappend(name, makeString("segpipe_shards"));
-	fn = LookupFuncName(name, 3, args, false);
+	name = lappend(name, makeString(pstrdup(fname)));
+	fn = LookupFuncName(name, nargs, args, false);
 
 	if (getExtensionOfObject(ProcedureRelationId, fn) != get_extension_oid("segpipe", false))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("function segpipe_shards() is not segpipe's own")));
+				 errmsg("function %s() is not segpipe's own", fname)));
 	return fn;
+}
+
+/*
+ * The set-ups' reference table segpipe_citus_setup: the extension's own,
+ * owned by a superuser, as the catalog is.
+ */
+static Oid
+setups_table(void)
+{
+	Oid			ext = get_extension_oid("segpipe", false);
+	Oid			relid = get_relname_relid("segpipe_citus_setup", maintain_schema_of_extension(ext));
+
+	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
+		!superuser_arg(maintain_rel_owner(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("segpipe's table segpipe_citus_setup is missing"),
+				 errdetail("The extension's schema has no table \"segpipe_citus_setup\" of the extension, owned by a superuser."),
+				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
+	return relid;
+}
+
+/* a relation's name for a statement built now, from its OID */
+static char *
+qualified_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
+/* what the statements of this file read and write in: names qualified */
+static const SpSetting plain_sql[] = {
+	{"search_path", "pg_catalog, pg_temp"},
+};
+
+/*
+ * The row of the coordinator's set-up id in segpipe_citus_setup made again
+ * from the catalog (taken away when the catalog has none), so that every
+ * node has it, a node added later too: the reference table is written as
+ * its owner, only here, and only with what the catalog says.  The first
+ * call makes it a reference table of Citus's.
+ */
+void
+maintain_citus_publish(int32 id)
+{
+	Oid			setups = setups_table();
+	char	   *setups_name = qualified_name(setups);
+	char	   *catalog_name = qualified_name(maintain_catalog_relid());
+	Oid			types[2] = {REGCLASSOID, INT4OID};
+	Datum		values[2] = {ObjectIdGetDatum(setups), Int32GetDatum(id)};
+	Oid			save_user;
+	int			save_sec;
+	int			nest;
+
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(maintain_rel_owner(setups), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nest = sp_settings_begin(plain_sql, lengthof(plain_sql), SP_SETTINGS_ALL(lengthof(plain_sql)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT pg_catalog.create_reference_table($1) WHERE NOT EXISTS "
+							  "(SELECT 1 FROM pg_catalog.pg_dist_partition AS p WHERE p.logicalrelid = $1)",
+							  1, types, values, NULL, false, 0) != SPI_OK_SELECT ||
+		SPI_execute_with_args(psprintf("DELETE FROM %s WHERE id = $1", setups_name),
+							  1, types + 1, values + 1, NULL, false, 0) != SPI_OK_DELETE ||
+		SPI_execute_with_args(psprintf("INSERT INTO %s SELECT c.id, "
+									   "format('%%I.%%I', rn.nspname, r.relname), format('%%I.%%I', dn.nspname, d.relname), "
+									   "format('%%I.%%I', sn.nspname, s.relname), format('%%I.%%I', kn.nspname, k.relname), "
+									   "CASE WHEN h.oid IS NOT NULL THEN format('%%I.%%I', hn.nspname, h.relname) END, "
+									   "c.partition_column, c.ts_column, c.value_column, c.key, c.key_type::text, c.spec, "
+									   "c.late, c.horizon, c.beyond_horizon, c.watermark, c.heartbeat_unit, "
+									   "c.heartbeat_zone, c.quiet "
+									   "FROM %s AS c "
+									   "JOIN pg_class AS r ON r.oid = c.results JOIN pg_namespace AS rn ON rn.oid = r.relnamespace "
+									   "JOIN pg_class AS d ON d.oid = c.readings JOIN pg_namespace AS dn ON dn.oid = d.relnamespace "
+									   "JOIN pg_class AS s ON s.oid = c.state_table JOIN pg_namespace AS sn ON sn.oid = s.relnamespace "
+									   "JOIN pg_class AS k ON k.oid = c.checkpoint_table JOIN pg_namespace AS kn ON kn.oid = k.relnamespace "
+									   "LEFT JOIN pg_class AS h ON h.oid = c.heartbeat_table "
+									   "LEFT JOIN pg_namespace AS hn ON hn.oid = h.relnamespace "
+									   "WHERE c.id = $1 AND c.shard_of IS NULL", setups_name, catalog_name),
+							  1, types + 1, values + 1, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "segpipe could not write its set-up to segpipe_citus_setup");
+	SPI_finish();
+	sp_settings_end(nest);
+	SetUserIdAndSecContext(save_user, save_sec);
+}
+
+/*
+ * A shard group that Citus moved or split onto this node has the triggers
+ * (Citus copies them) and no catalog row here: its row made from the
+ * set-up's in segpipe_citus_setup (sql/citus.sql, segpipe_shard_adopt), as
+ * the owner of the readings, whose register checks that it owns every
+ * shard, one backend at a time.  The row's id; 0 where there is nothing to
+ * make it from (no Citus metadata, no such set-up or shard group).
+ */
+int32
+maintain_citus_adopt(int32 shard_of, Oid rel)
+{
+	Oid			args[3] = {INT4OID, REGCLASSOID, REGCLASSOID};
+	Oid			setups;
+	MaintainEntry *e;
+	Oid			save_user;
+	int			save_sec;
+
+	if (!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
+		return 0;
+	setups = setups_table();
+	LockRelationOid(maintain_catalog_relid(), ShareRowExclusiveLock);
+	/* (another backend may have made it while this one waited) */
+	if ((e = maintain_entry_of_shard(shard_of, rel)) != NULL)
+		return e->id;
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(maintain_rel_owner(rel),
+						   save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	(void) OidFunctionCall3(own_function("segpipe_shard_adopt", 3, args), Int32GetDatum(shard_of),
+							ObjectIdGetDatum(rel), ObjectIdGetDatum(setups));
+	SetUserIdAndSecContext(save_user, save_sec);
+	e = maintain_entry_of_shard(shard_of, rel);
+	return e != NULL ? e->id : 0;
 }
 
 int64
@@ -83,7 +204,10 @@ maintain_citus_shards(Oid results, const char *op, const char *arg)
 	FmgrInfo	flinfo;
 	Datum		n;
 
-	fmgr_info(shards_function(), &flinfo);
+	Oid			args[3] = {REGCLASSOID, TEXTOID, TEXTOID};
+	MaintainEntry *e;
+
+	fmgr_info(own_function("segpipe_shards", 3, args), &flinfo);
 	InitFunctionCallInfoData(*fcinfo, &flinfo, 3, InvalidOid, NULL, NULL);
 	fcinfo->args[0].value = ObjectIdGetDatum(results);
 	fcinfo->args[0].isnull = false;
@@ -92,5 +216,20 @@ maintain_citus_shards(Oid results, const char *op, const char *arg)
 	fcinfo->args[2].value = arg == NULL ? (Datum) 0 : CStringGetTextDatum(arg);
 	fcinfo->args[2].isnull = arg == NULL;
 	n = FunctionCallInvoke(fcinfo);
+	/* (segpipe_shards checked that the caller owns the readings) */
+	if ((strcmp(op, "attach") == 0 || strcmp(op, "rebuild") == 0) &&
+		(e = maintain_entry_by_results(results)) != NULL)
+		maintain_citus_publish(e->id);
 	return fcinfo->isnull ? 0 : DatumGetInt64(n);
+}
+
+/* segpipe_attach_shards(results), on the coordinator */
+Datum
+segpipe_attach_shards(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"results\" must not be null")));
+	PG_RETURN_INT64(maintain_citus_shards(PG_GETARG_OID(0), "attach", NULL));
 }

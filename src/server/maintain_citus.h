@@ -25,4 +25,18 @@ extern int	maintain_citus_ddl_begin(void);
  */
 extern int64 maintain_citus_shards(Oid results, const char *op, const char *arg);
 
+/*
+ * The coordinator's set-up id in the reference table segpipe_citus_setup,
+ * as the catalog has it (gone when the catalog has none): what a node reads
+ * to attach a shard group Citus moved onto it.
+ */
+extern void maintain_citus_publish(int32 id);
+
+/*
+ * From the trigger of a readings shard rel without a catalog row of the
+ * coordinator's set-up shard_of on this node: the group's row made from
+ * that set-up (see segpipe_citus_setup); its id, 0 when there is none.
+ */
+extern int32 maintain_citus_adopt(int32 shard_of, Oid rel);
+
 #endif							/* MAINTAIN_CITUS_H */

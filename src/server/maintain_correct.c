@@ -276,25 +276,33 @@ maintain_trigger_plans(TriggerData *td, const char *fn)
 	 * a TRUNCATE fires them) that row is the coordinator's; on a shard it is
 	 * the row of that shard group, found by the coordinator's id and the
 	 * shard (looked for first: shards fire for every change).  A shard
-	 * without one (moved by a rebalance, not attached yet) refuses the
+	 * without one (moved or split here by Citus) gets it from the set-up's
+	 * row that Citus copies to every node; one that cannot refuses the
 	 * change: it would not be maintained.
 	 */
 	if (citus)
 	{
 		int32		local = shard_row((int32) id, rel);
 		bool		same;
+		bool		coordinator = false;
 
+		if (local == 0)
+		{
+			e = maintain_entry_fresh((int32) id, NULL, &same);
+			coordinator = e != NULL && e->shard_of == 0 && rel == e->readings;
+			if (!coordinator)
+				local = maintain_citus_adopt((int32) id, rel);
+		}
 		if (local != 0)
 			id = local;
-		else if ((e = maintain_entry_fresh((int32) id, NULL, &same)) == NULL ||
-				 e->shard_of != 0 || rel != e->readings)
+		else if (!coordinator)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("shard \"%s\" of maintained readings is not attached on this node",
 							RelationGetRelationName(td->tg_relation)),
 					 errdetail("segpipe's catalog here has no row of its shard group for the coordinator's row %ld; the change would not be maintained.",
 							   id),
-					 errhint("Run segpipe_attach_shards() on the coordinator for the results table (after a rebalance, it attaches the moved shards).")));
+					 errhint("Run segpipe_attach_shards() on the coordinator for the results table: it attaches the shard groups moved or split onto a node, and copies the set-up to every node again.")));
 	}
 	/* checked before anything of the row's is locked or looked up */
 	mp = maintain_plans_entry((int32) id);

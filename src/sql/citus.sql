@@ -11,6 +11,60 @@
 -- node holding it, in the distributed transaction: a value of the
 -- distribution column that hashes into the group picks the node.
 
+-- ---- the set-ups, on every node ----
+-- What a node needs to attach a shard group that Citus moved or split onto
+-- it (sql/citus.sql's segpipe_shard_adopt, from the shard's trigger): each
+-- set-up's row of the coordinator's catalog, by its id, its tables by
+-- schema-qualified name.  A Citus reference table, so that Citus copies it
+-- to every node, and to a node added later before it moves shards there;
+-- written only as the extension's owner, from the coordinator's catalog
+-- (src/server/maintain_citus.c, maintain_citus_publish).
+-- @since 0.10.0
+CREATE TABLE segpipe_citus_setup (
+	id integer PRIMARY KEY,     -- the coordinator's catalog row
+	results text NOT NULL,
+	readings text NOT NULL,
+	state_table text NOT NULL,
+	checkpoint_table text NOT NULL,
+	heartbeat_table text,
+	partition_column name NOT NULL,
+	ts_column name NOT NULL,
+	value_column name NOT NULL,
+	key text NOT NULL,
+	key_type text NOT NULL,
+	spec pipeline NOT NULL,
+	late text NOT NULL,
+	horizon interval,
+	beyond_horizon text NOT NULL,
+	watermark interval,
+	heartbeat_unit text,
+	heartbeat_zone text,
+	quiet interval
+);
+-- @end
+
+COMMENT ON TABLE segpipe_citus_setup IS
+	'segpipe''s set-ups of maintained results on Citus distributed tables, as the coordinator''s catalog has them: a reference table, so that every node can attach the shard groups Citus moves onto it (written only by segpipe''s functions)';
+REVOKE ALL ON segpipe_citus_setup FROM PUBLIC;
+GRANT SELECT ON segpipe_citus_setup TO PUBLIC;
+
+-- the schema-qualified name of rel's shard whose hash range starts at
+-- minvalue (Citus's metadata: on the coordinator, or a node with metadata)
+CREATE OR REPLACE FUNCTION segpipe_shard_name(rel regclass, minvalue text)
+	RETURNS text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+	SELECT format('%I.%I', n.nspname, i.name[array_length(i.name, 1)])
+	FROM pg_catalog.pg_dist_shard AS t JOIN pg_catalog.pg_class AS c ON c.oid = t.logicalrelid
+	JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace,
+	     LATERAL (SELECT pg_catalog.parse_ident(pg_catalog.shard_name(t.logicalrelid, t.shardid)) AS name) AS i
+	WHERE t.logicalrelid = rel AND t.shardminvalue = minvalue
+$fn$;
+
+COMMENT ON FUNCTION segpipe_shard_name(regclass, text) IS
+	'the schema-qualified name of the shard of a Citus distributed table whose hash range starts at minvalue';
+
 -- ---- on the node that holds a shard group ----
 CREATE OR REPLACE FUNCTION segpipe_shard(op text, shard_of integer, shards text[], arg text,
 		partition_column name, ts_column name, value_column name, key text, key_type regtype,
@@ -102,6 +156,80 @@ COMMENT ON FUNCTION segpipe_shard(text, integer, text[], text, name, name, name,
                                   interval, text, interval, text, text, interval) IS
 	'segpipe''s work on the node that holds a shard group of maintained results on Citus, called by the coordinator: attach (the catalog row of the group), detach, untrigger (the copies of the triggers Citus left on the shard), rebuild or close';
 
+-- A shard group with the triggers of a set-up and no catalog row on this
+-- node (Citus moved or split it here): its row made from the set-up's in
+-- segpipe_citus_setup, this node's copy, as segpipe_shard('attach') makes
+-- it.  The trigger that fires on readings_shard calls it, as the owner of
+-- the readings, with the catalog locked (src/server/maintain_citus.c,
+-- maintain_citus_adopt).  Returns the rows made: 0 when the set-up or the
+-- group is not known here.
+CREATE OR REPLACE FUNCTION segpipe_shard_adopt(shard_of integer, readings_shard regclass, setups regclass)
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name;
+	placement regclass;
+	e record;
+	s record;
+	names text[];
+	t text;
+	shard text;
+	n bigint;
+BEGIN
+	SELECT x.nspname INTO ext FROM pg_extension AS e0 JOIN pg_namespace AS x ON x.oid = e0.extnamespace
+	WHERE e0.extname = 'segpipe';
+	IF to_regclass('pg_catalog.pg_dist_shard') IS NULL OR shard_of IS NULL OR readings_shard IS NULL
+	   OR setups IS DISTINCT FROM to_regclass(format('%I.segpipe_citus_setup', ext)) THEN
+		RETURN 0;
+	END IF;
+	-- this node's placement of the reference table (none where Citus has
+	-- not made it one, or has no metadata)
+	SELECT to_regclass(pg_catalog.shard_name(d.logicalrelid, d.shardid)) INTO placement
+	FROM pg_catalog.pg_dist_shard AS d WHERE d.logicalrelid = setups;
+	IF placement IS NULL THEN
+		RETURN 0;
+	END IF;
+	EXECUTE format('SELECT c.* FROM %s AS c WHERE c.id = $1', placement) INTO e USING shard_of;
+	IF e.id IS NULL THEN
+		RETURN 0;
+	END IF;
+	-- readings_shard must be a shard of the set-up's readings; the group's
+	-- shards of its other tables, those of the same hash range in the same
+	-- co-location group
+	SELECT d.logicalrelid, d.shardminvalue, p.colocationid INTO s
+	FROM pg_catalog.pg_dist_shard AS d JOIN pg_catalog.pg_dist_partition AS p USING (logicalrelid)
+	WHERE d.logicalrelid = to_regclass(e.readings)
+	  AND to_regclass(pg_catalog.shard_name(d.logicalrelid, d.shardid)) = readings_shard;
+	IF s.logicalrelid IS NULL THEN
+		RETURN 0;
+	END IF;
+	FOREACH t IN ARRAY ARRAY[e.results, e.readings, e.state_table, e.checkpoint_table, e.heartbeat_table] LOOP
+		IF t IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition AS p
+		                                  WHERE p.logicalrelid = to_regclass(t) AND p.colocationid = s.colocationid) THEN
+			RETURN 0;
+		END IF;
+		EXECUTE format('SELECT %I.segpipe_shard_name($1, $2)', ext)
+		INTO shard USING to_regclass(t), s.shardminvalue;
+		names := names || shard;
+	END LOOP;
+	IF names[1] IS NULL OR names[2] IS NULL OR names[3] IS NULL OR names[4] IS NULL
+	   OR (e.heartbeat_table IS NOT NULL AND names[5] IS NULL) THEN
+		RETURN 0;
+	END IF;
+	-- the register checks that the caller owns every shard named
+	EXECUTE format('SELECT %I.segpipe_shard($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)', ext)
+	INTO n
+	USING 'attach', shard_of, names, e.partition_column, e.ts_column, e.value_column, e.key, e.key_type::regtype,
+	      e.spec, e.late, e.horizon, e.beyond_horizon, e.watermark, e.heartbeat_unit, e.heartbeat_zone, e.quiet;
+	RETURN n;
+END
+$fn$;
+
+COMMENT ON FUNCTION segpipe_shard_adopt(integer, regclass, regclass) IS
+	'segpipe''s work on a Citus node, from the trigger of a shard group that has no catalog row here (moved or split here): its row made from the set-up''s in segpipe_citus_setup; returns the rows made';
+
 -- ---- on the coordinator: each shard group of a set-up ----
 CREATE OR REPLACE FUNCTION segpipe_shards(results regclass, op text, arg text DEFAULT NULL)
 	RETURNS bigint
@@ -179,17 +307,14 @@ BEGIN
 	-- each group: the value, and the schema-qualified names of its shards of
 	-- the results, readings, state, checkpoint and heartbeat tables (those of
 	-- the same hash range), each in its table's schema
-	FOR g IN SELECT sv.v,
-	                ARRAY(SELECT (SELECT format('%I.%I', n.nspname, i.name[array_length(i.name, 1)])
-	                              FROM pg_catalog.pg_dist_shard AS t JOIN pg_class AS c ON c.oid = t.logicalrelid
-	                              JOIN pg_namespace AS n ON n.oid = c.relnamespace,
-	                                   LATERAL (SELECT pg_catalog.parse_ident(pg_catalog.shard_name(t.logicalrelid, t.shardid)) AS name) AS i
-	                              WHERE t.logicalrelid = x.rel AND t.shardminvalue = s.shardminvalue)
-	                      FROM unnest(ARRAY[e.results, e.readings, e.state_table, e.checkpoint_table, e.heartbeat_table]::regclass[])
-	                           WITH ORDINALITY AS x(rel, k) ORDER BY x.k) AS names
-	         FROM pg_catalog.pg_dist_shard AS s
-	         JOIN unnest(shard_ids, shard_values) AS sv(shardid, v) USING (shardid)
-	         WHERE s.logicalrelid = e.readings ORDER BY s.shardminvalue::bigint LOOP
+	FOR g IN EXECUTE format($q$SELECT sv.v,
+	                                  ARRAY(SELECT %I.segpipe_shard_name(x.rel, s.shardminvalue)
+	                                        FROM unnest($1) WITH ORDINALITY AS x(rel, k) ORDER BY x.k) AS names
+	                           FROM pg_catalog.pg_dist_shard AS s
+	                           JOIN unnest($2, $3) AS sv(shardid, v) USING (shardid)
+	                           WHERE s.logicalrelid = $4 ORDER BY s.shardminvalue::bigint$q$, ext)
+	         USING ARRAY[e.results, e.readings, e.state_table, e.checkpoint_table, e.heartbeat_table]::regclass[],
+	               shard_ids, shard_values, e.readings LOOP
 		IF g.names[1] IS NULL OR g.names[3] IS NULL OR g.names[4] IS NULL
 		   OR (e.heartbeat_table IS NOT NULL AND g.names[5] IS NULL) THEN
 			RAISE EXCEPTION 'the tables of "%" are not co-located with its readings', results
@@ -213,12 +338,12 @@ $fn$;
 COMMENT ON FUNCTION segpipe_shards(regclass, text, text) IS
 	'segpipe''s work on every shard group of results maintained on Citus, from the coordinator: attach, detach, untrigger, rebuild or close; returns the sum of what each did';
 
+-- (and the set-up's row in segpipe_citus_setup made again, with the
+-- tables' names of now)
 CREATE OR REPLACE FUNCTION segpipe_attach_shards(results regclass)
 	RETURNS bigint
-	LANGUAGE sql VOLATILE PARALLEL UNSAFE
-	BEGIN ATOMIC
-		SELECT segpipe_shards(results, 'attach');
-	END;
+	AS 'MODULE_PATHNAME', 'segpipe_attach_shards'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION segpipe_attach_shards(regclass) IS
 	'on the Citus coordinator: the catalog rows of the shard groups of a maintained results table that have none on the node holding them (after a rebalance or a split); returns how many were made';

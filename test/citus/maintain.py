@@ -18,10 +18,13 @@ the same bit for bit, and the cluster's results (read through the coordinator) a
 multiset of (sensor, ts, key, port, float8send(value)), the rows of segment_agg over the
 local copy (the rule of docs/reference.md); the state table has one row per sensor with
 its number of readings.  A third worker is added and citus_rebalance_start() run in the
-middle: a change of a moved sensor is refused until segpipe_attach_shards() on the
-coordinator attaches the moved groups; Citus's clean-up of the old shards takes their old
-rows.  Then a shard split: a change of the split range is refused until
-segpipe_attach_shards() attaches the two new groups.  Then segpipe_rebuild from the
+middle: the first change of a moved sensor (two clients at once) makes its group's catalog
+row on the new node from the set-up Citus copied there (segpipe_citus_setup, a reference
+table) and is maintained; segpipe_attach_shards() on the coordinator attaches the other
+moved groups; Citus's clean-up of the old shards takes their old rows.  Then a shard split
+with the set-up's row taken away from segpipe_citus_setup: a change of the split range is
+refused until segpipe_attach_shards() writes it again and attaches the two new groups.
+Then segpipe_rebuild from the
 coordinator changes nothing, segpipe_maintained on the coordinator lists the set-up with
 every sensor, a segpipe_unmaintain rolled back keeps every node's rows, and a second set-up
 with a watermark and daily heartbeats: segpipe_close_silent from the coordinator applies
@@ -99,10 +102,17 @@ def rows_where_held(co, workers, m):
     return ok
 
 
+def rows_on(w, m):
+    """The catalog rows of m's shard groups on node w."""
+    return int(w.psql("SET citus.override_table_visibility = off;\n"
+                      f"SELECT count(*) FROM segpipe_catalog WHERE shard_of = {m['id']}"))
+
+
 def rebalance(fleet, co, workers, single, m, st):
-    """A third worker and citus_rebalance_start(): a change of a moved sensor is refused
-    until segpipe_attach_shards() attaches the moved groups on their new node; the old
-    node's rows go with the old shards."""
+    """A third worker and citus_rebalance_start(): the first change of a moved sensor, two
+    clients at once, makes its group's row on the new node from the set-up Citus copied
+    there (one row, not two), and is maintained; segpipe_attach_shards() makes the other
+    moved groups' rows; the old node's rows go with the old shards."""
     w3 = fleet.add("worker3", dict(CITUS, **SHARD))
     w3.psql("CREATE EXTENSION citus;")
     co.psql(f"SELECT citus_add_node('127.0.0.1', {w3.port});")
@@ -111,20 +121,36 @@ def rebalance(fleet, co, workers, single, m, st):
     co.psql("SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes');\n"
             "SELECT citus_rebalance_wait();")
     on3 = co.psql(f"SELECT count(*) FROM citus_shards WHERE nodeport = {w3.port} AND table_name = 'mres'::regclass")
-    check(int(on3) > 0, f"the rebalance moved no shard of mres to the third worker ({on3})")
+    check(int(on3) > 1, f"the rebalance moved fewer than two shard groups of mres to the third worker ({on3})")
     moved = co.psql("SELECT string_agg(DISTINCT r.sensor::text, ',') FROM mreadings AS r JOIN citus_shards AS s "
                     "ON s.shardid = get_shard_id_for_distribution_column('mreadings', r.sensor) "
                     f"WHERE s.nodeport = {w3.port}")
     check(moved != "", "the moved shards hold no readings")
-    # a change on a moved shard before the attach: refused, nothing changes
+    check(rows_on(w3, m) == 0, "the third worker has catalog rows of mres before any change reached it")
+    # the first changes of a moved sensor: two clients at once, both maintained
     s = int(moved.split(",")[0])
-    before = co.psql(READINGS)
-    _, err = co.psql(EXACT + f"INSERT INTO mreadings VALUES ({s}, to_timestamp({st.clock[s] + 60}), 1.5);", check=False)
-    check("is not attached on this node" in err,
-          f"an INSERT into a moved shard before segpipe_attach_shards: expected a refusal, got {err!r}")
-    check(co.psql(READINGS) == before, "the refused INSERT changed the readings")
+    sqls = [f"INSERT INTO mreadings VALUES ({s}, to_timestamp({st.clock[s] + 60 * k}), {1.5 * k})" for k in (1, 2)]
+    st.clock[s] += 120
+    errors = []
+
+    def send(q):
+        try:
+            co.psql(EXACT + q)
+        except SqlError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not errors, f"the first INSERTs into a moved shard, two clients at once: {errors}")
+    single.psql(";\n".join(sqls))
+    adopted = rows_on(w3, m)
+    check(adopted == 1, f"the first changes of one moved group made {adopted} catalog rows on its new node, not 1")
+    agree(co, single, "after the first INSERTs into a moved shard")
     attached = co.psql("SELECT segpipe_attach_shards('mres');")
-    check(attached == on3, f"segpipe_attach_shards after the rebalance attached {attached} shard groups, {on3} moved")
+    check(int(attached) == int(on3) - 1, f"segpipe_attach_shards after the rebalance attached {attached} shard groups; "
+          f"{on3} moved, one of them attached by its first change")
     again = co.psql("SELECT segpipe_attach_shards('mres');")
     check(again == "0", f"a second segpipe_attach_shards had work to do ({again})")
     co.psql("CALL citus_cleanup_orphaned_resources();")
@@ -132,15 +158,17 @@ def rebalance(fleet, co, workers, single, m, st):
     check(left == "0", f"Citus's clean-up of the moved shards' old tables did not finish ({left} left)")
     check(rows_where_held(co, workers, m), "after the rebalance, the nodes' catalog rows are not one per shard group")
     print(f"rebalance onto a third worker: {on3} shard groups moved with their results, states and checkpoints; "
-          f"a change of a moved sensor refused until segpipe_attach_shards() attached {attached}; the old shards "
-          f"cleaned up with their rows; sensors moved: {moved}")
+          f"the first changes of a moved sensor, two clients at once, maintained and made {adopted} row there; "
+          f"segpipe_attach_shards() attached the other {attached}; the old shards cleaned up with their rows; "
+          f"sensors moved: {moved}")
     return moved
 
 
 def split(co, workers, single, m, st):
     """citus_split_shard_by_split_points on one shard of the readings (its whole co-located
-    group splits): a change of the split range is refused until segpipe_attach_shards makes
-    the two new groups' rows; the old group's row goes with its shards."""
+    group splits): without the set-up's row in segpipe_citus_setup (taken away for this), a
+    change of the split range is refused; segpipe_attach_shards() writes that row again and
+    makes the two new groups' rows; the old group's row goes with its shards."""
     shard, lo, hi, node = co.psql("SELECT s.shardid, s.shardminvalue, s.shardmaxvalue, n.nodeid FROM pg_dist_shard AS s "
                                   "JOIN pg_dist_placement USING (shardid) JOIN pg_dist_node AS n USING (groupid) "
                                   "WHERE s.logicalrelid = 'mreadings'::regclass "
@@ -151,23 +179,28 @@ def split(co, workers, single, m, st):
         f"SELECT s.shardminvalue::bigint >= {lo} AND s.shardmaxvalue::bigint <= {hi} FROM pg_dist_shard AS s "
         f"WHERE s.shardid = get_shard_id_for_distribution_column('mreadings', {s})") == "t"]
     check(inside != [], f"no sensor of the split range {lo}..{hi}")
+    copies = [w.psql(f"SELECT count(*) FROM segpipe_citus_setup WHERE id = {m['id']}") for w in workers + [co]]
+    check(all(x == "1" for x in copies), f"the set-up's row in segpipe_citus_setup, on each node: {copies}")
+    co.psql(f"DELETE FROM segpipe_citus_setup WHERE id = {m['id']};")
     before = co.psql(READINGS)
     _, err = co.psql(EXACT + f"INSERT INTO mreadings VALUES ({inside[0]}, to_timestamp({st.clock[inside[0]] + 60}), 2.5);",
                      check=False)
-    check("is not attached on this node" in err, f"an INSERT into a split shard before segpipe_attach_shards: "
-          f"expected a refusal, got {err!r}")
+    check("is not attached on this node" in err, "an INSERT into a split shard, the set-up's row in "
+          f"segpipe_citus_setup taken away: expected a refusal, got {err!r}")
     check(co.psql(READINGS) == before, "the refused INSERT changed the readings")
     attached = co.psql("SELECT segpipe_attach_shards('mres');")
     check(attached == "2", f"segpipe_attach_shards after the split attached {attached} shard groups, not 2")
+    copies = [w.psql(f"SELECT count(*) FROM segpipe_citus_setup WHERE id = {m['id']}") for w in workers + [co]]
+    check(all(x == "1" for x in copies), f"segpipe_attach_shards did not write the set-up's row again: {copies}")
     co.psql("CALL citus_cleanup_orphaned_resources();")
     check(rows_where_held(co, workers, m), "after the split, the nodes' catalog rows are not one per shard group")
     sql = f"INSERT INTO mreadings VALUES {rows_sql(st.fresh())}"
     co.psql(EXACT + sql)
     single.psql(sql)
     ok, _ = agree(co, single, "after the split and an INSERT")
-    print(f"shard split ({lo}..{hi} at its middle, sensors {','.join(map(str, inside))}): a change refused until "
-          f"segpipe_attach_shards() attached {attached} new groups; the old group's row gone with its shards; "
-          f"an INSERT after it maintained: {ok}")
+    print(f"shard split ({lo}..{hi} at its middle, sensors {','.join(map(str, inside))}): without the set-up's row "
+          f"in segpipe_citus_setup a change refused; segpipe_attach_shards() wrote it again and attached {attached} "
+          f"new groups; the old group's row gone with its shards; an INSERT after it maintained: {ok}")
 
 
 def rows_sql(rows):
@@ -375,6 +408,7 @@ def silent(co, workers, single):
     tables = co.psql("SELECT count(*) FROM pg_class WHERE relname ~ '^[hm]res'")
     left = [w.psql("SET citus.override_table_visibility = off;\n"
                    "SELECT (SELECT count(*) FROM segpipe_catalog) || '/' || "
+                   "(SELECT count(*) FROM segpipe_citus_setup) || '/' || "
                    "(SELECT count(*) FROM pg_trigger WHERE tgfoid IN ('segpipe_insert_trigger'::regproc, "
                    "'segpipe_change_trigger'::regproc)) || '/' || "
                    "(SELECT count(*) FROM pg_class WHERE relname ~ '^[hm]res')") for w in workers + [co]]
@@ -382,9 +416,9 @@ def silent(co, workers, single):
                     "SELECT string_agg(tgrelid::regclass || '.' || tgname, ', ') FROM pg_trigger "
                     "WHERE tgfoid IN ('segpipe_insert_trigger'::regproc, 'segpipe_change_trigger'::regproc)")
              for w in workers + [co]]
-    check(tables == "0" and all(x == "0/0/0" for x in left),
-          f"segpipe_unmaintain(drop_tables => true) left tables, catalog rows or triggers: coordinator {tables} "
-          f"tables; catalog rows/triggers/tables on each node {left}; triggers {named}")
+    check(tables == "0" and all(x == "0/0/0/0" for x in left),
+          f"segpipe_unmaintain(drop_tables => true) left tables, catalog rows, set-up rows or triggers: coordinator "
+          f"{tables} tables; catalog rows/set-up rows/triggers/tables on each node {left}; triggers {named}")
     print(f"segpipe_unmaintain(drop_tables => true) of both: nothing left on any node ({left})")
 
 
