@@ -19,9 +19,9 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 

@@ -49,7 +49,9 @@ REVOKE ALL ON segpipe_citus_setup FROM PUBLIC;
 GRANT SELECT ON segpipe_citus_setup TO PUBLIC;
 
 -- the schema-qualified name of rel's shard whose hash range starts at
--- minvalue (Citus's metadata: on the coordinator, or a node with metadata)
+-- minvalue, a reference table's with NULL (Citus's metadata: on the
+-- coordinator, or a node with metadata; Citus's shard_name() leaves out the
+-- schema public)
 CREATE OR REPLACE FUNCTION segpipe_shard_name(rel regclass, minvalue text)
 	RETURNS text
 	LANGUAGE sql STABLE PARALLEL SAFE
@@ -59,11 +61,11 @@ CREATE OR REPLACE FUNCTION segpipe_shard_name(rel regclass, minvalue text)
 	FROM pg_catalog.pg_dist_shard AS t JOIN pg_catalog.pg_class AS c ON c.oid = t.logicalrelid
 	JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace,
 	     LATERAL (SELECT pg_catalog.parse_ident(pg_catalog.shard_name(t.logicalrelid, t.shardid)) AS name) AS i
-	WHERE t.logicalrelid = rel AND t.shardminvalue = minvalue
+	WHERE t.logicalrelid = rel AND t.shardminvalue IS NOT DISTINCT FROM minvalue
 $fn$;
 
 COMMENT ON FUNCTION segpipe_shard_name(regclass, text) IS
-	'the schema-qualified name of the shard of a Citus distributed table whose hash range starts at minvalue';
+	'the schema-qualified name of the shard of a Citus distributed table whose hash range starts at minvalue (NULL: of a reference table)';
 
 -- ---- on the node that holds a shard group ----
 CREATE OR REPLACE FUNCTION segpipe_shard(op text, shard_of integer, shards text[], arg text,
@@ -186,8 +188,7 @@ BEGIN
 	END IF;
 	-- this node's placement of the reference table (none where Citus has
 	-- not made it one, or has no metadata)
-	SELECT to_regclass(pg_catalog.shard_name(d.logicalrelid, d.shardid)) INTO placement
-	FROM pg_catalog.pg_dist_shard AS d WHERE d.logicalrelid = setups;
+	EXECUTE format('SELECT to_regclass(%I.segpipe_shard_name($1, NULL))', ext) INTO placement USING setups;
 	IF placement IS NULL THEN
 		RETURN 0;
 	END IF;
@@ -198,10 +199,10 @@ BEGIN
 	-- readings_shard must be a shard of the set-up's readings; the group's
 	-- shards of its other tables, those of the same hash range in the same
 	-- co-location group
-	SELECT d.logicalrelid, d.shardminvalue, p.colocationid INTO s
-	FROM pg_catalog.pg_dist_shard AS d JOIN pg_catalog.pg_dist_partition AS p USING (logicalrelid)
-	WHERE d.logicalrelid = to_regclass(e.readings)
-	  AND to_regclass(pg_catalog.shard_name(d.logicalrelid, d.shardid)) = readings_shard;
+	EXECUTE format($q$SELECT d.logicalrelid, d.shardminvalue, p.colocationid
+	                  FROM pg_catalog.pg_dist_shard AS d JOIN pg_catalog.pg_dist_partition AS p USING (logicalrelid)
+	                  WHERE d.logicalrelid = $1 AND to_regclass(%I.segpipe_shard_name(d.logicalrelid, d.shardminvalue)) = $2$q$, ext)
+	INTO s USING to_regclass(e.readings), readings_shard;
 	IF s.logicalrelid IS NULL THEN
 		RETURN 0;
 	END IF;
