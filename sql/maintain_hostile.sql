@@ -146,6 +146,14 @@ SELECT eve_ext.segpipe_shard('attach', 1, ARRAY['daily', NULL, 'daily_state', 'd
                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 SELECT eve_ext.segpipe_attach_shards('daily');
 SELECT eve_ext.segpipe_shards('daily', 'close', 'infinity');
+-- the set-ups Citus copies to every node: read by all, written by none;
+-- a node's attach from it finds no Citus metadata here and makes nothing
+INSERT INTO eve_ext.segpipe_citus_setup (id, results, readings, state_table, checkpoint_table, partition_column,
+                                         ts_column, value_column, key, key_type, spec, late, beyond_horizon)
+VALUES (1, 'public.daily', 'public.readings', 'public.daily_state', 'public.daily_checkpoint', 'sensor', 'ts', 'v',
+        'pg_sleep(1)', 'date', '{"type": "MaxTracker"}', 'correct', 'replay');
+SELECT count(*) AS setups_seen FROM eve_ext.segpipe_citus_setup;
+SELECT eve_ext.segpipe_shard_adopt(1, 'readings', 'eve_ext.segpipe_citus_setup') AS adopted;
 RESET ROLE;
 SELECT count(*) AS rows_left FROM eve_ext.segpipe_catalog WHERE results = 'daily'::regclass;
 

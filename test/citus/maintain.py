@@ -361,7 +361,60 @@ def rounds(fleet, args, rng):
     print(f"from the coordinator: segpipe_rebuild ran {rebuilt} sensors on their nodes and changed nothing; "
           f"segpipe_maintained lists the set-up with {sensors} sensors; a segpipe_unmaintain rolled back left "
           f"every node's rows")
+    other_owner(co, workers, single)
     silent(co, workers, single)
+
+
+def other_owner(co, workers, single):
+    """A set-up by a role that is not a superuser, changed by a role with only the rights
+    docs/reference.md names: the set-up's row is written into segpipe_citus_setup (as that
+    table's owner) though the caller may not write it; a shard group moved to another node
+    (citus_move_shard_placement) is attached by the writer's first change there (as the
+    readings' owner) and maintained; the unmaintain takes the row away again."""
+    co.psql("CREATE ROLE sp_owner LOGIN;\nCREATE ROLE sp_writer LOGIN;")
+    for w in [co] + workers:
+        w.psql("SET citus.enable_ddl_propagation = off;\nGRANT CREATE ON SCHEMA public TO sp_owner;")
+    table = "CREATE TABLE oreadings (sensor int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+    rows = rows_sql([(s, T0 + 900 * i, float(s * 10 + i)) for s in range(1, 9) for i in range(12)])
+    single.psql(table + f"INSERT INTO oreadings VALUES {rows};")
+    co.psql("SET ROLE sp_owner;\nSET citus.shard_count = 4;\n" + table
+            + "SELECT create_distributed_table('oreadings', 'sensor', colocate_with => 'none');\n"
+            + EXACT + f"INSERT INTO oreadings VALUES {rows};\n"
+            f"SELECT segpipe_maintain('oreadings', 'sensor', 'ts', 'v', $k${KEY}$k$, '{SPEC}', 'ores');\n"
+            "GRANT SELECT, INSERT ON oreadings TO sp_writer;\n"
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ores, ores_state, ores_checkpoint TO sp_writer;")
+    rid = co.psql("SELECT id FROM segpipe_catalog WHERE results = 'ores'::regclass AND shard_of IS NULL")
+    check(co.psql(f"SELECT count(*) FROM segpipe_citus_setup WHERE id = {rid} AND readings = 'public.oreadings'") == "1",
+          "a set-up by a role that is not a superuser: no row in segpipe_citus_setup")
+    _, err = co.psql(f"SET ROLE sp_owner;\nDELETE FROM segpipe_citus_setup WHERE id = {rid};", check=False)
+    check("permission denied" in err, f"the set-up's owner deleting from segpipe_citus_setup: expected a refusal, got {err!r}")
+    shardid, src = co.psql("SELECT shardid, nodeport FROM citus_shards WHERE table_name = 'oreadings'::regclass "
+                           "ORDER BY shardid LIMIT 1").split("|")
+    dst = next(w for w in workers if w.port != int(src))
+    co.psql(f"SELECT citus_move_shard_placement({shardid}, '127.0.0.1', {src}, '127.0.0.1', {dst.port}, 'block_writes');\n"
+            "CALL citus_cleanup_orphaned_resources();")
+    s = next(x for x in range(1, 9) if co.psql(f"SELECT get_shard_id_for_distribution_column('oreadings', {x})") == shardid)
+    rows_before = int(dst.psql("SET citus.override_table_visibility = off;\n"
+                               f"SELECT count(*) FROM segpipe_catalog WHERE shard_of = {rid}"))
+    sql = f"INSERT INTO oreadings VALUES ({s}, to_timestamp({T0 + 900 * 12}), 1.25), ({s}, to_timestamp({T0 + 86400}), 2.5)"
+    co.psql("SET ROLE sp_writer;\n" + EXACT + sql)
+    single.psql(sql)
+    rows_after = int(dst.psql("SET citus.override_table_visibility = off;\n"
+                              f"SELECT count(*) FROM segpipe_catalog AS c JOIN pg_class AS r ON r.oid = c.readings "
+                              f"WHERE c.shard_of = {rid} AND pg_get_userbyid(r.relowner) = 'sp_owner'"))
+    check(rows_after == rows_before + 1, f"the writer's first change of the moved group: {rows_before} rows of the "
+          f"set-up on its new node before, {rows_after} of sp_owner's after (expected one more)")
+    got = co.psql(GOT.replace("mres", "ores"))
+    want = single.psql(EXPECTED.replace("mreadings", "oreadings"))
+    check(got == want and want != "", f"a set-up by sp_owner, changed by sp_writer after a move: the results differ "
+          f"from segment_agg over the readings ({len(got.splitlines())} rows, expected {len(want.splitlines())})")
+    co.psql("SET ROLE sp_owner;\nSELECT segpipe_unmaintain('ores', drop_tables => true);\nDROP TABLE oreadings;")
+    left = co.psql(f"SELECT count(*) FROM segpipe_citus_setup WHERE id = {rid}")
+    check(left == "0", f"segpipe_unmaintain by sp_owner left its row in segpipe_citus_setup ({left})")
+    print(f"a set-up by a role that is not a superuser: its row written into segpipe_citus_setup, which it may not "
+          f"write itself; a group moved to another node attached by another role's first change there, as the "
+          f"readings' owner ({rows_before} rows there before, {rows_after} after), results equal: {got == want}; "
+          f"the unmaintain took the row away")
 
 
 HRES = ("SELECT sensor, (extract(epoch FROM ts) * 1000000)::bigint, key - date '2000-01-01', port, "
