@@ -22,7 +22,10 @@ and bit for bit (float8send, pipeline_send):
     than the partition column, and Citus a key that reads the reference table (nested in
     the shard's statement); nothing is left behind: no catalog row, no results table; on
     readings without rows that key's set-up passes and the first INSERT is refused, nothing
-    kept (test/citus/maintain.py maintains results on a distributed table).
+    kept; the same lookup in a PL/pgSQL function is maintained through INSERTs, a late
+    INSERT, an UPDATE and a DELETE, equal to segment_agg over a local copy, and its
+    segpipe_rebuild is refused (test/citus/maintain.py maintains results on a distributed
+    table).
 
     test/citus/citus.py [--sensors N] [--rows N]    defaults: 9 sensors, 600 rows
 """
@@ -225,7 +228,7 @@ def resume(co, single):
           f"{single.psql(halves) == one_run}")
 
 
-def maintain(co):
+def maintain(co, single):
     """What segpipe_maintain refuses on Citus, and leaves nothing behind for: readings that are
     a reference table, a distributed table partitioned by another column than its distribution
     column, and a key that reads a reference table (Citus refuses a distributed query nested in
@@ -263,6 +266,60 @@ def maintain(co):
     print(f"a key that reads a reference table, set up on empty readings: the first INSERT refused "
           f"({next((x for x in err.splitlines() if x.startswith('ERROR')), err[:200])}), nothing kept ({kept})")
     co.psql("SELECT segpipe_unmaintain('zresults', drop_tables => true);\nDROP TABLE zreadings;")
+    zone_function(co, single)
+
+
+FRESULTS = ("SELECT sensor_id, (extract(epoch FROM ts) * 1000000)::bigint, key - date '2000-01-01', port, "
+            "encode(float8send(value), 'hex') FROM fresults ORDER BY 1, 2, 3, 4, 5")
+
+
+def zone_function(co, single):
+    """The per-sensor lookup in a function that is not inlined (PL/pgSQL): its query runs
+    in the shard's trigger, where Citus reads the reference table's copy on that node.  Set
+    up on readings without rows, then INSERTs, a late INSERT, an UPDATE and a DELETE through
+    the coordinator: after each the results equal segment_agg over a local copy with the
+    same function and zones.  segpipe_rebuild (which runs the sensors in a statement Citus
+    routes to each node) is refused by Citus, and changes nothing."""
+    fn = ("CREATE FUNCTION public.zone_tz(s int) RETURNS text LANGUAGE plpgsql STABLE AS $f$ BEGIN "
+          "RETURN (SELECT CASE WHEN z.zone = 'zone0' THEN 'Europe/Berlin' ELSE 'UTC' END "
+          "FROM public.zones AS z WHERE z.sensor_id = s); END $f$;\n")
+    key = "(ts AT TIME ZONE public.zone_tz(sensor_id))::date"
+    spec = '{"type": "MaxTracker"}'
+    table = "CREATE TABLE freadings (sensor_id int NOT NULL, ts timestamptz NOT NULL, v float8);\n"
+    single.psql(fn + table)
+    co.psql(fn + table + "SELECT create_distributed_table('freadings', 'sensor_id', colocate_with => 'readings');\n"
+            f"SELECT segpipe_maintain('freadings', 'sensor_id', 'ts', 'v', $k${key}$k$, '{spec}', 'fresults');")
+    want_q = (f"SELECT sensor_id, (extract(epoch FROM ts) * 1000000)::bigint, k - date '2000-01-01', 1, "
+              f"encode(float8send(e), 'hex') FROM (SELECT sensor_id, ts, segment_key(v, {key}) OVER w AS k, "
+              f"segment_agg(v, {key}, '{spec}') OVER w AS e FROM freadings "
+              "WINDOW w AS (PARTITION BY sensor_id ORDER BY ts, v)) AS x WHERE e IS NOT NULL ORDER BY 1, 2, 3, 4, 5")
+    t0 = 1772402400  # 2026-03-01 22:00 UTC: Berlin's and UTC's days turn at different rows
+    steps = [
+        ("INSERT", "INSERT INTO freadings SELECT s, to_timestamp(%d + 1800 * i), s * 100 + (i * 37) %% 11 "
+                   "FROM generate_series(1, 6) AS s, generate_series(0, 10) AS i" % t0),
+        ("late INSERT", "INSERT INTO freadings VALUES (1, to_timestamp(%d + 2700), 999), (2, to_timestamp(%d + 900), 998)"
+         % (t0, t0)),
+        ("UPDATE", "UPDATE freadings SET v = v + 500 WHERE sensor_id IN (3, 4) AND ts = to_timestamp(%d + 3600)" % t0),
+        ("DELETE", "DELETE FROM freadings WHERE sensor_id IN (1, 5) AND ts BETWEEN to_timestamp(%d + 1800) "
+                   "AND to_timestamp(%d + 7200)" % (t0, t0)),
+    ]
+    equal = []
+    for what, sql in steps:
+        co.psql(sql + ";")
+        single.psql(sql + ";")
+        got, want = co.psql(FRESULTS), single.psql(want_q)
+        equal.append(check(got == want and want != "", f"a key reading zones through a function, after the {what}: "
+                           f"the results differ from segment_agg over the readings ({len(got.splitlines())} rows, "
+                           f"expected {len(want.splitlines())})"))
+    before = co.psql(FRESULTS)
+    _, err = co.psql("SELECT segpipe_rebuild('fresults');", check=False)
+    check("cannot execute a distributed query from a query on a shard" in err and co.psql(FRESULTS) == before,
+          f"segpipe_rebuild with a key that reads zones: expected Citus's refusal and nothing changed, got {err!r}")
+    print(f"a key reading the reference table zones through a PL/pgSQL function, set up on readings without "
+          f"rows: results equal to segment_agg after an INSERT, a late INSERT, an UPDATE and a DELETE: {equal}; "
+          f"segpipe_rebuild refused by Citus, nothing changed")
+    co.psql("SELECT segpipe_unmaintain('fresults', drop_tables => true);\nDROP TABLE freadings;\n"
+            "DROP FUNCTION public.zone_tz(int);")
 
 
 def run_fleet(label, name, body):
@@ -303,7 +360,7 @@ def forms_and_resume(fleet, args, rng):
     check(nodes == "2", f"the sensors' rows are on both workers ({nodes})")
     forms(co, single)
     resume(co, single)
-    maintain(co)
+    maintain(co, single)
 
 
 def main():
