@@ -102,6 +102,24 @@ def rows_where_held(co, workers, m):
     return ok
 
 
+def at_once(co, sqls):
+    """Each statement through the coordinator from a client of its own, all at once; the
+    errors."""
+    errors = []
+
+    def send(q):
+        try:
+            co.psql(EXACT + q)
+        except SqlError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
 def rows_on(w, m):
     """The catalog rows of m's shard groups on node w."""
     return int(w.psql("SET citus.override_table_visibility = off;\n"
@@ -131,18 +149,7 @@ def rebalance(fleet, co, workers, single, m, st):
     s = int(moved.split(",")[0])
     sqls = [f"INSERT INTO mreadings VALUES ({s}, to_timestamp({st.clock[s] + 60 * k}), {1.5 * k})" for k in (1, 2)]
     st.clock[s] += 120
-    errors = []
-
-    def send(q):
-        try:
-            co.psql(EXACT + q)
-        except SqlError as e:
-            errors.append(str(e))
-    threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = at_once(co, sqls)
     check(not errors, f"the first INSERTs into a moved shard, two clients at once: {errors}")
     single.psql(";\n".join(sqls))
     adopted = rows_on(w3, m)
@@ -312,18 +319,7 @@ def rounds(fleet, args, rng):
             # two clients at once: INSERTs commute, so the copy takes them in any order
             kind = "two clients at once"
             sqls = [f"INSERT INTO mreadings VALUES {rows_sql(st.fresh(late=k == 1))}" for k in (0, 1)]
-            errors = []
-
-            def send(q):
-                try:
-                    co.psql(EXACT + q)
-                except SqlError as e:
-                    errors.append(str(e))
-            threads = [threading.Thread(target=send, args=(q,)) for q in sqls]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            errors = at_once(co, sqls)
             check(not errors, f"round {rnd}: two clients at once: {errors}")
             single.psql(";\n".join(sqls))
         else:
