@@ -667,19 +667,28 @@ segpipe_drop_starting(PG_FUNCTION_ARGS)
 	{
 		foreach(lc, ((DropStmt *) trig->parsetree)->objects)
 			if (strcmp(strVal(lfirst(lc)), "segpipe") == 0)
+			{
 				refuse_extension_drop("DROP EXTENSION");
+				maintain_citus_release();
+			}
 	}
 	else if (IsA(trig->parsetree, DropStmt) && ((DropStmt *) trig->parsetree)->removeType == OBJECT_SCHEMA)
 	{
 		foreach(lc, ((DropStmt *) trig->parsetree)->objects)
 			if (get_namespace_oid(strVal(lfirst(lc)), true) == maintain_schema_of_extension(ext))
+			{
 				refuse_extension_drop("DROP SCHEMA");
+				maintain_citus_release();
+			}
 	}
 	else if (IsA(trig->parsetree, DropOwnedStmt))
 	{
 		foreach(lc, ((DropOwnedStmt *) trig->parsetree)->roles)
 			if (get_rolespec_oid((RoleSpec *) lfirst(lc), true) == maintain_owner_of_extension(ext))
+			{
 				refuse_extension_drop("DROP OWNED");
+				maintain_citus_release();
+			}
 	}
 	watch_drop();
 	PG_RETURN_VOID();

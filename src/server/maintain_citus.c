@@ -145,7 +145,7 @@ maintain_citus_publish(int32 id)
 									   "format('%%I.%%I', rn.nspname, r.relname), format('%%I.%%I', dn.nspname, d.relname), "
 									   "format('%%I.%%I', sn.nspname, s.relname), format('%%I.%%I', kn.nspname, k.relname), "
 									   "CASE WHEN h.oid IS NOT NULL THEN format('%%I.%%I', hn.nspname, h.relname) END, "
-									   "c.partition_column, c.ts_column, c.value_column, c.key, c.key_type::text, c.spec, "
+									   "c.partition_column, c.ts_column, c.value_column, c.key, c.key_type::text, c.spec::text, "
 									   "c.late, c.horizon, c.beyond_horizon, c.watermark, c.heartbeat_unit, "
 									   "c.heartbeat_zone, c.quiet "
 									   "FROM %s AS c "
@@ -161,6 +161,58 @@ maintain_citus_publish(int32 id)
 	SPI_finish();
 	sp_settings_end(nest);
 	SetUserIdAndSecContext(save_user, save_sec);
+}
+
+/*
+ * Before the extension is dropped on the Citus coordinator (no set-up is
+ * left: segpipe refuses the drop otherwise): the set-ups' reference table
+ * leaves the extension and is dropped as a Citus table, which drops its
+ * copies on every node.  Dropped with the extension, Citus would keep them.
+ * (The nodes' tables of the same name stay members there, and go with the
+ * extension; all of it in the drop's transaction.)
+ */
+static const SpSetting quiet_sql[] = {
+	{"search_path", "pg_catalog, pg_temp"},
+	{"client_min_messages", "warning"},
+};
+
+void
+maintain_citus_release(void)
+{
+	Oid			ext = get_extension_oid("segpipe", true);
+	Oid			setups;
+	Oid			save_user;
+	int			save_sec;
+	int			nest;
+	bool		coordinator;
+
+	if (!OidIsValid(ext) || !OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return;
+	setups = get_relname_relid("segpipe_citus_setup", maintain_schema_of_extension(ext));
+	if (!OidIsValid(setups) || getExtensionOfObject(RelationRelationId, setups) != ext ||
+		!maintain_sql_finds("SELECT 1 FROM pg_catalog.pg_dist_partition AS p WHERE p.logicalrelid = $1",
+							setups, "Citus's pg_dist_partition"))
+		return;
+	nest = sp_settings_begin(quiet_sql, lengthof(quiet_sql), SP_SETTINGS_ALL(lengthof(quiet_sql)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT pg_catalog.citus_is_coordinator()", true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "segpipe could not ask Citus whether this node is the coordinator");
+	coordinator = strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") == 0;
+	if (coordinator)
+	{
+		/* by the dropping role, who owns the extension; the table as its owner */
+		if (SPI_execute(psprintf("ALTER EXTENSION segpipe DROP TABLE %s", qualified_name(setups)),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "segpipe could not take segpipe_citus_setup out of the extension");
+		GetUserIdAndSecContext(&save_user, &save_sec);
+		SetUserIdAndSecContext(maintain_rel_owner(setups), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+		if (SPI_execute(psprintf("DROP TABLE %s", qualified_name(setups)), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "segpipe could not drop segpipe_citus_setup");
+		SetUserIdAndSecContext(save_user, save_sec);
+	}
+	SPI_finish();
+	sp_settings_end(nest);
 }
 
 /*

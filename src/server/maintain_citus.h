@@ -39,4 +39,11 @@ extern void maintain_citus_publish(int32 id);
  */
 extern int32 maintain_citus_adopt(int32 shard_of, Oid rel);
 
+/*
+ * Before DROP EXTENSION segpipe on the Citus coordinator: the reference
+ * table segpipe_citus_setup dropped as a Citus table, so that its copies on
+ * the nodes go too.
+ */
+extern void maintain_citus_release(void);
+
 #endif							/* MAINTAIN_CITUS_H */

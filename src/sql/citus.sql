@@ -17,7 +17,7 @@
 -- set-up's row of the coordinator's catalog, by its id, its tables by
 -- schema-qualified name.  A Citus reference table, so that Citus copies it
 -- to every node, and to a node added later before it moves shards there;
--- written only as the extension's owner, from the coordinator's catalog
+-- written only as its owner (a superuser), from the coordinator's catalog
 -- (src/server/maintain_citus.c, maintain_citus_publish).
 -- @since 0.10.0
 CREATE TABLE segpipe_citus_setup (
@@ -32,7 +32,9 @@ CREATE TABLE segpipe_citus_setup (
 	value_column name NOT NULL,
 	key text NOT NULL,
 	key_type text NOT NULL,
-	spec pipeline NOT NULL,
+	spec text NOT NULL,         -- (text: Citus's copies of the table on the nodes are not the
+	                            -- extension's, and a column of its type would keep it from
+	                            -- being dropped)
 	late text NOT NULL,
 	horizon interval,
 	beyond_horizon text NOT NULL,
@@ -220,7 +222,8 @@ BEGIN
 		RETURN 0;
 	END IF;
 	-- the register checks that the caller owns every shard named
-	EXECUTE format('SELECT %I.segpipe_shard($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)', ext)
+	EXECUTE format('SELECT %1$I.segpipe_shard($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9::%1$I.pipeline, $10, $11, $12, '
+	               '$13, $14, $15, $16)', ext)
 	INTO n
 	USING 'attach', shard_of, names, e.partition_column, e.ts_column, e.value_column, e.key, e.key_type::regtype,
 	      e.spec, e.late, e.horizon, e.beyond_horizon, e.watermark, e.heartbeat_unit, e.heartbeat_zone, e.quiet;

@@ -469,6 +469,16 @@ def silent(co, workers, single):
           f"segpipe_unmaintain(drop_tables => true) left tables, catalog rows, set-up rows or triggers: coordinator "
           f"{tables} tables; catalog rows/set-up rows/triggers/tables on each node {left}; triggers {named}")
     print(f"segpipe_unmaintain(drop_tables => true) of both: nothing left on any node ({left})")
+    # the extension dropped through the coordinator: its reference table goes with it, everywhere
+    co.psql("DROP EXTENSION segpipe;")
+    gone = [w.psql("SET citus.override_table_visibility = off;\n"
+                   "SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'segpipe') || '/' || "
+                   "(SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::text LIKE '%segpipe%') || '/' || "
+                   "coalesce((SELECT string_agg(relname, ',') FROM pg_class WHERE relname LIKE 'segpipe%'), '')")
+            for w in workers + [co]]
+    check(all(x == "0/0/" for x in gone), f"DROP EXTENSION segpipe on the coordinator left, on each node, "
+          f"the extension/Citus's metadata of its table/its tables or their shards: {gone}")
+    print(f"DROP EXTENSION segpipe on the coordinator: gone from every node with its reference table ({gone})")
 
 
 def main():
