@@ -400,6 +400,17 @@ def other_owner(co, workers, single):
                               f"WHERE c.shard_of = {rid} AND pg_get_userbyid(r.relowner) = 'sp_owner'"))
     check(rows_after == rows_before + 1, f"the writer's first change of the moved group: {rows_before} rows of the "
           f"set-up on its new node before, {rows_after} of sp_owner's after (expected one more)")
+    # a trigger of the writer's own, on a temporary table of a worker, with the set-up's id and
+    # 'citus': its table is no shard of the set-up's readings, so nothing is attached or run
+    _, err = dst.psql("SET ROLE sp_writer;\nCREATE TEMP TABLE fake (sensor int, ts timestamptz, v float8);\n"
+                      "CREATE TRIGGER fake AFTER INSERT ON fake REFERENCING NEW TABLE AS segpipe_new "
+                      f"FOR EACH STATEMENT EXECUTE FUNCTION segpipe_insert_trigger('{rid}', 'citus');\n"
+                      f"INSERT INTO fake VALUES ({s}, to_timestamp({T0}), 1);", check=False)
+    rows_fake = int(dst.psql("SET citus.override_table_visibility = off;\n"
+                             f"SELECT count(*) FROM segpipe_catalog WHERE shard_of = {rid}"))
+    check("is not attached on this node" in err and rows_fake == rows_after,
+          f"a trigger of another role's own with the set-up's id, on a worker: expected a refusal and no row "
+          f"made, got {err!r} and {rows_fake} rows ({rows_after} before)")
     got = co.psql(GOT.replace("mres", "ores"))
     want = single.psql(EXPECTED.replace("mreadings", "oreadings"))
     check(got == want and want != "", f"a set-up by sp_owner, changed by sp_writer after a move: the results differ "
