@@ -140,13 +140,41 @@ maintain_extension_schema(void)
 	return nsp;
 }
 
+Oid
+maintain_extension_table(const char *name, const char *what, bool missing_ok)
+{
+	Oid			ext = get_extension_oid("segpipe", true);
+	Oid			relid;
+
+	if (!OidIsValid(ext))
+	{
+		if (missing_ok)
+			return InvalidOid;
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"segpipe\" is not installed in this database")));
+	}
+	relid = get_relname_relid(name, maintain_schema_of_extension(ext));
+	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
+		!superuser_arg(maintain_rel_owner(relid)))
+	{
+		if (missing_ok)
+			return InvalidOid;
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s is missing", what),
+				 errdetail("The extension's schema has no table \"%s\" of the extension, owned by a superuser.",
+						   name),
+				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
+	}
+	return relid;
+}
+
 /* the catalog's OID, checked as the header says; cached per backend */
 static Oid
 catalog_relid(void)
 {
 	static Oid	cached_nsp = InvalidOid;
-	Oid			ext;
-	Oid			nsp;
 	Oid			relid;
 
 	/*
@@ -170,22 +198,8 @@ catalog_relid(void)
 		if (same)
 			return cached_rel;
 	}
-	ext = get_extension_oid("segpipe", true);
-	if (!OidIsValid(ext))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("extension \"segpipe\" is not installed in this database")));
-	nsp = maintain_schema_of_extension(ext);
-	relid = get_relname_relid(CATALOG_NAME, nsp);
-	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
-		!superuser_arg(maintain_rel_owner(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("segpipe's catalog of maintained results is missing"),
-				 errdetail("The extension's schema has no table \"%s\" of the extension, owned by a superuser.",
-						   CATALOG_NAME),
-				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
-	cached_nsp = nsp;
+	relid = maintain_extension_table(CATALOG_NAME, "segpipe's catalog of maintained results", false);
+	cached_nsp = get_rel_namespace(relid);
 	cached_rel = relid;
 	return relid;
 }

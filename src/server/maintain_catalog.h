@@ -83,6 +83,13 @@ extern Oid	maintain_rel_owner(Oid relid);
 extern Oid	maintain_catalog_relid(void);
 
 /*
+ * The extension's table of that name in its schema, a member of it owned by
+ * a superuser (what no other role can put in its place); InvalidOid with
+ * missing_ok, else an error saying that what is missing, when there is none.
+ */
+extern Oid	maintain_extension_table(const char *name, const char *what, bool missing_ok);
+
+/*
  * The catalog's row of that id: cached itself (*same) when the row is still
  * the version cached was read from, else read again; NULL when none.
  */

@@ -80,25 +80,8 @@ own_function(const char *fname, int nargs, const Oid *args)
 	return fn;
 }
 
-/*
- * The set-ups' reference table segpipe_citus_setup: the extension's own,
- * owned by a superuser, as the catalog is.
- */
-static Oid
-setups_table(void)
-{
-	Oid			ext = get_extension_oid("segpipe", false);
-	Oid			relid = get_relname_relid("segpipe_citus_setup", maintain_schema_of_extension(ext));
-
-	if (!OidIsValid(relid) || getExtensionOfObject(RelationRelationId, relid) != ext ||
-		!superuser_arg(maintain_rel_owner(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("segpipe's table segpipe_citus_setup is missing"),
-				 errdetail("The extension's schema has no table \"segpipe_citus_setup\" of the extension, owned by a superuser."),
-				 errhint("Run ALTER EXTENSION segpipe UPDATE.")));
-	return relid;
-}
+#define SETUPS_NAME "segpipe_citus_setup"
+#define SETUPS_WHAT "segpipe's table of set-ups on Citus"
 
 /* a relation's name for a statement built now, from its OID */
 static char *
@@ -116,13 +99,14 @@ static const SpSetting plain_sql[] = {
  * The row of the coordinator's set-up id in segpipe_citus_setup made again
  * from the catalog (taken away when the catalog has none), so that every
  * node has it, a node added later too: the reference table is written as
- * its owner, only here, and only with what the catalog says.  The first
- * call makes it a reference table of Citus's.
+ * its owner, only here, and only with what the catalog says (the tables'
+ * names as regclass prints them with search_path pg_catalog: schema-
+ * qualified).  The first call makes it a reference table of Citus's.
  */
 void
 maintain_citus_publish(int32 id)
 {
-	Oid			setups = setups_table();
+	Oid			setups = maintain_extension_table(SETUPS_NAME, SETUPS_WHAT, false);
 	char	   *setups_name = qualified_name(setups);
 	char	   *catalog_name = qualified_name(maintain_catalog_relid());
 	Oid			types[2] = {REGCLASSOID, INT4OID};
@@ -141,21 +125,12 @@ maintain_citus_publish(int32 id)
 							  1, types, values, NULL, false, 0) != SPI_OK_SELECT ||
 		SPI_execute_with_args(psprintf("DELETE FROM %s WHERE id = $1", setups_name),
 							  1, types + 1, values + 1, NULL, false, 0) != SPI_OK_DELETE ||
-		SPI_execute_with_args(psprintf("INSERT INTO %s SELECT c.id, "
-									   "format('%%I.%%I', rn.nspname, r.relname), format('%%I.%%I', dn.nspname, d.relname), "
-									   "format('%%I.%%I', sn.nspname, s.relname), format('%%I.%%I', kn.nspname, k.relname), "
-									   "CASE WHEN h.oid IS NOT NULL THEN format('%%I.%%I', hn.nspname, h.relname) END, "
+		SPI_execute_with_args(psprintf("INSERT INTO %s SELECT c.id, c.results::text, c.readings::text, "
+									   "c.state_table::text, c.checkpoint_table::text, c.heartbeat_table::text, "
 									   "c.partition_column, c.ts_column, c.value_column, c.key, c.key_type::text, c.spec::text, "
 									   "c.late, c.horizon, c.beyond_horizon, c.watermark, c.heartbeat_unit, "
 									   "c.heartbeat_zone, c.quiet "
-									   "FROM %s AS c "
-									   "JOIN pg_class AS r ON r.oid = c.results JOIN pg_namespace AS rn ON rn.oid = r.relnamespace "
-									   "JOIN pg_class AS d ON d.oid = c.readings JOIN pg_namespace AS dn ON dn.oid = d.relnamespace "
-									   "JOIN pg_class AS s ON s.oid = c.state_table JOIN pg_namespace AS sn ON sn.oid = s.relnamespace "
-									   "JOIN pg_class AS k ON k.oid = c.checkpoint_table JOIN pg_namespace AS kn ON kn.oid = k.relnamespace "
-									   "LEFT JOIN pg_class AS h ON h.oid = c.heartbeat_table "
-									   "LEFT JOIN pg_namespace AS hn ON hn.oid = h.relnamespace "
-									   "WHERE c.id = $1 AND c.shard_of IS NULL", setups_name, catalog_name),
+									   "FROM %s AS c WHERE c.id = $1 AND c.shard_of IS NULL", setups_name, catalog_name),
 							  1, types + 1, values + 1, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "segpipe could not write its set-up to segpipe_citus_setup");
 	SPI_finish();
@@ -179,17 +154,17 @@ static const SpSetting quiet_sql[] = {
 void
 maintain_citus_release(void)
 {
-	Oid			ext = get_extension_oid("segpipe", true);
 	Oid			setups;
 	Oid			save_user;
 	int			save_sec;
 	int			nest;
 	bool		coordinator;
+	bool		isnull;
 
-	if (!OidIsValid(ext) || !OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 		return;
-	setups = get_relname_relid("segpipe_citus_setup", maintain_schema_of_extension(ext));
-	if (!OidIsValid(setups) || getExtensionOfObject(RelationRelationId, setups) != ext ||
+	setups = maintain_extension_table(SETUPS_NAME, SETUPS_WHAT, true);
+	if (!OidIsValid(setups) ||
 		!maintain_sql_finds("SELECT 1 FROM pg_catalog.pg_dist_partition AS p WHERE p.logicalrelid = $1",
 							setups, "Citus's pg_dist_partition"))
 		return;
@@ -198,7 +173,7 @@ maintain_citus_release(void)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute("SELECT pg_catalog.citus_is_coordinator()", true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "segpipe could not ask Citus whether this node is the coordinator");
-	coordinator = strcmp(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), "t") == 0;
+	coordinator = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) && !isnull;
 	if (coordinator)
 	{
 		/* by the dropping role, who owns the extension; the table as its owner */
@@ -234,7 +209,7 @@ maintain_citus_adopt(int32 shard_of, Oid rel)
 
 	if (!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
 		return 0;
-	setups = setups_table();
+	setups = maintain_extension_table(SETUPS_NAME, SETUPS_WHAT, false);
 	LockRelationOid(maintain_catalog_relid(), ShareRowExclusiveLock);
 	/* (another backend may have made it while this one waited) */
 	if ((e = maintain_entry_of_shard(shard_of, rel)) != NULL)
@@ -255,7 +230,6 @@ maintain_citus_shards(Oid results, const char *op, const char *arg)
 	LOCAL_FCINFO(fcinfo, 3);
 	FmgrInfo	flinfo;
 	Datum		n;
-
 	Oid			args[3] = {REGCLASSOID, TEXTOID, TEXTOID};
 	MaintainEntry *e;
 

@@ -56,7 +56,7 @@ GRANT SELECT ON segpipe_citus_setup TO PUBLIC;
 -- schema public)
 CREATE OR REPLACE FUNCTION segpipe_shard_name(rel regclass, minvalue text)
 	RETURNS text
-	LANGUAGE sql STABLE PARALLEL SAFE
+	LANGUAGE sql STABLE PARALLEL UNSAFE  -- (as Citus's shard_name is)
 	SET search_path = pg_catalog, pg_temp
 	AS $fn$
 	SELECT format('%I.%I', n.nspname, i.name[array_length(i.name, 1)])
@@ -184,8 +184,12 @@ DECLARE
 BEGIN
 	SELECT x.nspname INTO ext FROM pg_extension AS e0 JOIN pg_namespace AS x ON x.oid = e0.extnamespace
 	WHERE e0.extname = 'segpipe';
+	-- setups: the extension's own table (the C caller checks its owner too)
 	IF to_regclass('pg_catalog.pg_dist_shard') IS NULL OR shard_of IS NULL OR readings_shard IS NULL
-	   OR setups IS DISTINCT FROM to_regclass(format('%I.segpipe_citus_setup', ext)) THEN
+	   OR NOT EXISTS (SELECT 1 FROM pg_depend AS d JOIN pg_extension AS x ON x.oid = d.refobjid
+	                  WHERE d.classid = 'pg_class'::regclass AND d.objid = setups AND d.objsubid = 0
+	                    AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	                    AND x.extname = 'segpipe') THEN
 		RETURN 0;
 	END IF;
 	-- this node's placement of the reference table (none where Citus has
