@@ -133,8 +133,8 @@ rows_key_collation(SPIPlanPtr p)
  * then).
  */
 static bool
-rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
-			 MemoryContext cxt, bool *had_readings)
+rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum excluded,
+			 FunctionCallInfo fc, MemoryContext cxt, bool *had_readings)
 {
 	MaintainEntry *e = mp->entry;
 	Oid			part_type = mp->part_type;
@@ -152,10 +152,17 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	int			rc;
 	int			knest;
 
-	/* the base: the latest checkpoint left, or the spec */
+	/*
+	 * What the run replaces goes, by the sensor's index entries
+	 * (MS_COR_DELETE's, for one); the base is what it keeps: the latest
+	 * checkpoint before since, or the spec.
+	 */
 	v[0] = part;
-	maintain_run(maintain_plan(mp, MS_COR_BASE, 1, argtypes), v, nulls, SPI_OK_SELECT);
-	if (SPI_processed > 0)
+	v[1] = since;
+	nulls[1] = since_null ? 'n' : ' ';
+	maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_SELECT);
+	nulls[1] = ' ';
+	if (SPI_processed == 1)
 	{
 		bool		isnull;
 		Datum		d;
@@ -175,7 +182,10 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum excluded, FunctionCallInfo fc,
 	start = has_base ? base : e->spec;
 
 	/* the run, from the readings in ts order */
-	rows = maintain_plan(mp, MS_COR_ROWS, 3, argtypes);
+	if (ARR_NDIM(DatumGetArrayTypeP(excluded)) > 0)
+		rows = maintain_plan(mp, MS_COR_ROWS, 3, argtypes);
+	else
+		rows = maintain_plan(mp, has_base ? MS_COR_ROWS_FROM : MS_COR_ROWS_ALL, 3, argtypes);
 	memset(&dest, 0, sizeof(dest));
 	dest.pub.receiveSlot = rerun_receive;
 	dest.pub.rStartup = rerun_startup;
@@ -390,7 +400,6 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 	int			n_left = 0;
 	MemoryContext cxt,
 				old;
-	Oid			argtypes[2] = {mp->part_type, TIMESTAMPTZOID};
 	int			snest;
 	LOCAL_FCINFO(fc, 0);
 
@@ -409,15 +418,11 @@ maintain_rerun(MaintainPlans *mp, Datum parts, Datum since, Datum excluded, bool
 							  SP_SETTINGS_ALL(lengthof(ordered_scan_settings)));
 	for (int i = 0; i < n; i++)
 	{
-		Datum		v[2] = {elems[i], from[i]};
-		char		nulls[2] = {' ', fnulls[i] ? 'n' : ' '};
 		bool		done;
 		bool		had;
 
-		/* what the run replaces, by the sensor's index entries (MS_COR_DELETE's, for one) */
-		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		old = MemoryContextSwitchTo(cxt);
-		done = rerun_sensor(mp, elems[i], excluded, fc, cxt, &had);
+		done = rerun_sensor(mp, elems[i], from[i], fnulls[i], excluded, fc, cxt, &had);
 		/* (a sensor left to MS_COR_RUN was not read to the end) */
 		if (!done || !had)
 			*all_had_readings = false;

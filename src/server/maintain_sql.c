@@ -494,24 +494,35 @@ build(MaintainPlans *mp, MaintainStatement which)
 		case MS_COR_PRUNE:
 			return prune_sql(mp, "$4");
 		case MS_COR_DELETE1:
-			return psprintf("WITH b AS (SELECT (SELECT pg_catalog.max(k.ts) FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2) AS f), "
+			/* and the base, the latest checkpoint before $2, read by the same index probe */
+			return psprintf("WITH b AS (SELECT c.ts AS f, c.state FROM (SELECT) AS o LEFT JOIN LATERAL "
+							"(SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2 "
+							"ORDER BY k.ts DESC LIMIT 1) AS c ON true), "
 							"d AS (DELETE FROM %1$s AS k USING b WHERE k.%2$s %3$s $1 "
-							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)) "
-							"DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 "
-							"AND r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)",
+							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)), "
+							"e AS (DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 "
+							"AND r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)) "
+							"SELECT b.f, b.state FROM b",
 							mp->ckpt, mp->part, mp->eq_op, mp->results);
-		case MS_COR_BASE:
-			return psprintf("SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 ORDER BY k.ts DESC LIMIT 1",
-							mp->ckpt, mp->part, mp->eq_op);
 		case MS_COR_ROWS:
-			/* as rows_sql, without heartbeats, in the order of ts only (ties are told apart by the caller) */
+		case MS_COR_ROWS_FROM:
+		case MS_COR_ROWS_ALL:
+			/*
+			 * as rows_sql, without heartbeats, in the order of ts only (ties
+			 * are told apart by the caller); the last two without the
+			 * conditions on parameters that MS_COR_ROWS evaluates on every
+			 * row, for a base ($2 not null) and for none, when nothing is
+			 * excluded (NULL ts are left out by each)
+			 */
 			return psprintf("SELECT segpipe_new.%1$s::pg_catalog.timestamptz AS ts, segpipe_new.%2$s::%3$s AS v, (\n%4$s\n) AS k "
 							"FROM %5$s AS segpipe_new "
-							"WHERE segpipe_new.%6$s %7$s $1 "
-							"AND segpipe_new.%1$s >= coalesce($2, '-infinity'::pg_catalog.timestamptz) "
-							"AND ($2 IS NULL OR segpipe_new.%1$s > $2) "
-							"AND segpipe_new.tableoid <> ALL ($3) ORDER BY 1",
-							mp->ts, mp->value, mp->v_type, e->key, mp->readings, mp->part, mp->eq_op);
+							"WHERE segpipe_new.%6$s %7$s $1 AND %8$s ORDER BY 1",
+							mp->ts, mp->value, mp->v_type, e->key, mp->readings, mp->part, mp->eq_op,
+							which == MS_COR_ROWS_FROM ? psprintf("segpipe_new.%s > $2", mp->ts) :
+							which == MS_COR_ROWS_ALL ? psprintf("segpipe_new.%s >= '-infinity'::pg_catalog.timestamptz", mp->ts) :
+							psprintf("segpipe_new.%1$s >= coalesce($2, '-infinity'::pg_catalog.timestamptz) "
+									 "AND ($2 IS NULL OR segpipe_new.%1$s > $2) "
+									 "AND segpipe_new.tableoid <> ALL ($3)", mp->ts));
 		case MS_COR_SAVE:
 			return psprintf("UPDATE %1$s AS s SET state = $2 WHERE s.%2$s %3$s $1",
 							mp->state, mp->part, mp->eq_op);
