@@ -80,6 +80,7 @@ OBJS = \
 	src/server/maintain_catalog.o \
 	src/server/maintain_sql.o \
 	src/server/maintain_correct.o \
+	src/server/maintain_changed.o \
 	src/server/maintain_rerun.o \
 	src/server/maintain_admin.o \
 	src/server/maintain_citus.o \

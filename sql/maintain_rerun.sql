@@ -67,6 +67,60 @@ SELECT * FROM differences();
 DELETE FROM rr WHERE sensor = 10;
 SELECT count(*) AS states_of_10 FROM rr_max_state WHERE sensor = 10;
 SELECT * FROM differences();
+-- the sensors a change touched, read from its transition tables
+-- (maintain_changed.c): a reading moved to another sensor and an earlier
+-- time corrects both, the new one from that time
+UPDATE rr SET sensor = 12, ts = '2026-03-01 12:00+00' WHERE sensor = 11 AND ts = '2026-03-02 16:00+00';
+SELECT count(*) AS readings_of_11_12 FROM rr WHERE sensor IN (11, 12);
+SELECT * FROM differences();
+-- two readings of each of three sensors, one statement
+DELETE FROM rr WHERE sensor IN (13, 14, 15) AND ts IN ('2026-03-01 16:00+00', '2026-03-02 16:00+00');
+SELECT * FROM differences();
+-- a change that matches no reading corrects nothing
+DELETE FROM rr WHERE sensor = 99;
+SELECT * FROM differences();
 SELECT segpipe_unmaintain('rr_max', drop_tables => true);
 DROP TABLE rr;
 DROP FUNCTION differences();
+
+-- smallint, bigint and text sensors (text through the statement): after an
+-- UPDATE that moves a reading to another sensor and a DELETE of two
+-- sensors' readings, each equals segment_agg over its readings
+CREATE TABLE r2 (sensor smallint NOT NULL, ts timestamptz NOT NULL, v float8);
+CREATE TABLE r8 (sensor bigint NOT NULL, ts timestamptz NOT NULL, v float8);
+CREATE TABLE rt (sensor text NOT NULL, ts timestamptz NOT NULL, v float8);
+INSERT INTO r2 SELECT s, timestamptz '2026-03-01 00:00+00' + h * interval '8 hours', (s * 7 + h * 5) % 23
+FROM generate_series(1, 4) AS s, generate_series(0, 8) AS h;
+INSERT INTO r8 SELECT sensor::bigint * 10000000000, ts, v FROM r2;
+INSERT INTO rt SELECT 'm' || sensor, ts, v FROM r2;
+SELECT segpipe_maintain('r2', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'r2_max');
+SELECT segpipe_maintain('r8', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'r8_max');
+SELECT segpipe_maintain('rt', 'sensor', 'ts', 'v', 'ts::date', '{"type": "MaxTracker"}', 'rt_max');
+UPDATE r2 SET sensor = 2, ts = '2026-03-01 04:00+00' WHERE sensor = 1 AND ts = '2026-03-02 08:00+00';
+UPDATE r8 SET sensor = 20000000000, ts = '2026-03-01 04:00+00' WHERE sensor = 10000000000 AND ts = '2026-03-02 08:00+00';
+UPDATE rt SET sensor = 'm2', ts = '2026-03-01 04:00+00' WHERE sensor = 'm1' AND ts = '2026-03-02 08:00+00';
+DELETE FROM r2 WHERE sensor IN (3, 4) AND ts = '2026-03-02 16:00+00';
+DELETE FROM r8 WHERE sensor IN (30000000000, 40000000000) AND ts = '2026-03-02 16:00+00';
+DELETE FROM rt WHERE sensor IN ('m3', 'm4') AND ts = '2026-03-02 16:00+00';
+CREATE VIEW want AS
+SELECT 'r2' AS t, sensor::text AS sensor, ts, m FROM (SELECT sensor, ts, segment_agg(v, ts::date, '{"type": "MaxTracker"}') OVER w AS m
+                                                 FROM r2 WINDOW w AS (PARTITION BY sensor ORDER BY ts, v)) AS x WHERE m IS NOT NULL
+UNION ALL
+SELECT 'r8', sensor::text, ts, m FROM (SELECT sensor, ts, segment_agg(v, ts::date, '{"type": "MaxTracker"}') OVER w AS m
+                                       FROM r8 WINDOW w AS (PARTITION BY sensor ORDER BY ts, v)) AS x WHERE m IS NOT NULL
+UNION ALL
+SELECT 'rt', sensor, ts, m FROM (SELECT sensor, ts, segment_agg(v, ts::date, '{"type": "MaxTracker"}') OVER w AS m
+                                 FROM rt WINDOW w AS (PARTITION BY sensor ORDER BY ts, v)) AS x WHERE m IS NOT NULL;
+CREATE VIEW got AS
+SELECT 'r2' AS t, sensor::text AS sensor, ts, value AS m FROM r2_max
+UNION ALL SELECT 'r8', sensor::text, ts, value FROM r8_max
+UNION ALL SELECT 'rt', sensor, ts, value FROM rt_max;
+SELECT n.t, (SELECT count(*) FROM got WHERE got.t = n.t) AS results,
+       (SELECT count(*) FROM ((SELECT * FROM want WHERE want.t = n.t EXCEPT ALL SELECT * FROM got WHERE got.t = n.t)
+                              UNION ALL (SELECT * FROM got WHERE got.t = n.t EXCEPT ALL SELECT * FROM want WHERE want.t = n.t)) AS d) AS differ
+FROM (VALUES ('r2'), ('r8'), ('rt')) AS n(t) ORDER BY 1;
+DROP VIEW want, got;
+SELECT segpipe_unmaintain('r2_max', drop_tables => true);
+SELECT segpipe_unmaintain('r8_max', drop_tables => true);
+SELECT segpipe_unmaintain('rt_max', drop_tables => true);
+DROP TABLE r2, r8, rt;

@@ -21,6 +21,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "maintain_changed.h"
 #include "maintain_citus.h"
 #include "maintain_correct.h"
 #include "maintain_rerun.h"
@@ -385,20 +386,25 @@ truncate_done(int32 id, Oid rel)
 	MemoryContextSwitchTo(old);
 }
 
-/* the (parts, since) a change statement gives, then the correction */
+/* the (parts, since) a change gives, read here or by its statement, then the correction */
 static void
-correct_from(MaintainPlans *mp, MaintainStatement which)
+correct_from(MaintainPlans *mp, TriggerData *td, MaintainStatement which)
 {
 	Datum		parts,
 				since;
 	bool		isnull;
 
-	if (SPI_execute_plan(maintain_plan(mp, which, 0, NULL), NULL, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "segpipe's change statement failed");
-	parts = first_value(1, &isnull);
-	if (isnull)
+	if (!maintain_changed(mp, td, &parts, &since))
+	{
+		if (SPI_execute_plan(maintain_plan(mp, which, 0, NULL), NULL, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "segpipe's change statement failed");
+		parts = first_value(1, &isnull);
+		if (isnull)
+			return;
+		since = first_value(2, &isnull);
+	}
+	else if (parts == (Datum) 0)
 		return;
-	since = first_value(2, &isnull);
 	maintain_correct(mp, parts, since, (Datum) 0);
 }
 
@@ -459,7 +465,7 @@ segpipe_change_trigger(PG_FUNCTION_ARGS)
 	{
 		if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 			elog(ERROR, "SPI_register_trigger_data failed");
-		correct_from(mp, TRIGGER_FIRED_BY_UPDATE(ev) ? MS_CHG_UPDATE : MS_CHG_DELETE);
+		correct_from(mp, td, TRIGGER_FIRED_BY_UPDATE(ev) ? MS_CHG_UPDATE : MS_CHG_DELETE);
 	}
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
