@@ -67,6 +67,41 @@ SELECT * FROM differences();
 DELETE FROM rr WHERE sensor = 10;
 SELECT count(*) AS states_of_10 FROM rr_max_state WHERE sensor = 10;
 SELECT * FROM differences();
+-- The run's state is written in place of the row the correction locked
+-- when the state table is as set-up made it, else by the UPDATE statement,
+-- which runs what is on the table: a trigger on it sees the sensor.  The
+-- scans of the state table in the change's transaction tell the two
+-- apart: the UPDATE finds the row again by the key (a scan more).
+CREATE TABLE rr_seen (sensor int);
+CREATE FUNCTION rr_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO public.rr_seen VALUES (NEW.sensor);
+	RETURN NULL;
+END
+$$;
+CREATE FUNCTION rr_change_scans(s int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	before bigint := pg_stat_get_xact_numscans('rr_max_state'::regclass) + pg_stat_get_xact_numscans('rr_max_state_pkey'::regclass);
+BEGIN
+	UPDATE rr SET v = v + 2 WHERE sensor = s AND ts = '2026-03-02 08:00+00';
+	RETURN pg_stat_get_xact_numscans('rr_max_state'::regclass) + pg_stat_get_xact_numscans('rr_max_state_pkey'::regclass) - before;
+END
+$$;
+CREATE TRIGGER rr_seen AFTER UPDATE ON rr_max_state FOR EACH ROW EXECUTE FUNCTION rr_seen();
+SELECT rr_change_scans(16) AS with_trigger \gset
+SELECT sensor, count(*) FROM rr_seen GROUP BY 1 ORDER BY 1;
+DROP TRIGGER rr_seen ON rr_max_state;
+SELECT :with_trigger > rr_change_scans(17) AS in_place_scans_less;
+SELECT * FROM differences();
+-- a CHECK constraint on the state table is checked (every state has 9
+-- rows): the change is refused, and nothing of it is kept
+ALTER TABLE rr_max_state ADD CONSTRAINT rr_few CHECK (pipeline_rows(state) < 5) NOT VALID;
+UPDATE rr SET v = v + 2 WHERE sensor = 18 AND ts = '2026-03-02 08:00+00';
+ALTER TABLE rr_max_state DROP CONSTRAINT rr_few;
+SELECT v AS v_of_18 FROM rr WHERE sensor = 18 AND ts = '2026-03-02 08:00+00';
+SELECT * FROM differences();
+DROP TABLE rr_seen;
+DROP FUNCTION rr_seen(), rr_change_scans(int);
 -- the sensors a change touched, read from its transition tables
 -- (maintain_changed.c): a reading moved to another sensor and an earlier
 -- time corrects both, the new one from that time

@@ -26,6 +26,7 @@
 
 #include "maintain_correct.h"
 #include "maintain_rerun.h"
+#include "maintain_state.h"
 #include "pipeline_agg.h"
 #include "sp_keyio.h"
 #include "sp_settings.h"
@@ -128,6 +129,44 @@ rows_key_collation(SPIPlanPtr p)
 	return TupleDescAttr(ps->resultDesc, 2)->attcollation;
 }
 
+/* where a sensor's state row is, as MS_COR_DELETE1 found it */
+typedef struct SavedState
+{
+	bool		found;
+	ItemPointerData tid;
+	Datum		part;			/* as stored */
+	int16		len;
+	bool		byval;
+	char		align;
+} SavedState;
+
+/*
+ * The sensor's new state: written in place of its row, which MS_COR_LOCK
+ * locked, when the state table is as segpipe_maintain made it
+ * (maintain_state.h); else by MS_COR_SAVE.
+ */
+static void
+save_state(MaintainPlans *mp, SavedState *saved, Datum part, Datum state)
+{
+	StateTable *t = NULL;
+
+	if (saved->found)
+		t = maintain_state_open(mp->entry->state_rel, mp->entry->part_col, mp->part_type,
+								mp->pipeline_type);
+	if (t != NULL)
+	{
+		maintain_state_write(t, &saved->tid, saved->part, state);
+		maintain_state_close(t);
+	}
+	else
+	{
+		Oid			types[2] = {mp->part_type, mp->pipeline_type};
+		Datum		v[2] = {part, state};
+
+		maintain_run(maintain_plan(mp, MS_COR_SAVE, 2, types), v, NULL, SPI_OK_UPDATE);
+	}
+}
+
 /*
  * One sensor: false when two of its readings share a ts (nothing written
  * then).
@@ -151,6 +190,10 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	ParamListInfo params;
 	int			rc;
 	int			knest;
+	SavedState	saved;
+
+	memset(&saved, 0, sizeof(saved));
+	get_typlenbyvalalign(part_type, &saved.len, &saved.byval, &saved.align);
 
 	/*
 	 * What the run replaces goes, by the sensor's index entries
@@ -176,6 +219,23 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 				elog(ERROR, "segpipe's checkpoints: invalid checkpoint row");
 			base = SPI_datumTransfer(d, false, -1);
 			has_base = true;
+		}
+	}
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
+
+		if (!isnull && SPI_gettypeid(SPI_tuptable->tupdesc, 3) == TIDOID &&
+			SPI_gettypeid(SPI_tuptable->tupdesc, 4) == part_type)
+		{
+			ItemPointerCopy((ItemPointer) DatumGetPointer(d), &saved.tid);
+			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
+			if (!isnull)
+			{
+				saved.part = datumCopy(d, saved.byval, saved.len);
+				saved.found = true;
+			}
 		}
 	}
 	SPI_freetuptable(SPI_tuptable);
@@ -239,11 +299,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 		/* no reading after the base: the base is the state, and goes as a checkpoint */
 		if (has_base)
 		{
-			Oid			t[2] = {part_type, mp->pipeline_type};
-
-			v[0] = part;
-			v[1] = base;
-			maintain_run(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
+			save_state(mp, &saved, part, base);
 			v[1] = TimestampTzGetDatum(from);
 			maintain_run(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		}
@@ -273,13 +329,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 		}
 		PG_END_TRY();
 		sp_keyio_release(knest);
-		{
-			Oid			t[2] = {part_type, mp->pipeline_type};
-
-			v[0] = part;
-			v[1] = state;
-			maintain_run(maintain_plan(mp, MS_COR_SAVE, 2, t), v, nulls, SPI_OK_UPDATE);
-		}
+		save_state(mp, &saved, part, state);
 		if (n_ckpt > 0)
 		{
 			Oid			t[3] = {maintain_array_type(part_type), TIMESTAMPTZARRAYOID,

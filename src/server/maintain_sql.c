@@ -494,7 +494,11 @@ build(MaintainPlans *mp, MaintainStatement which)
 		case MS_COR_PRUNE:
 			return prune_sql(mp, "$4");
 		case MS_COR_DELETE1:
-			/* and the base, the latest checkpoint before $2, read by the same index probe */
+			/*
+			 * and the base, the latest checkpoint before $2, read by the same
+			 * index probe, with the address of the sensor's state row (locked
+			 * by MS_COR_LOCK), where the run's state is written
+			 */
 			return psprintf("WITH b AS (SELECT c.ts AS f, c.state FROM (SELECT) AS o LEFT JOIN LATERAL "
 							"(SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2 "
 							"ORDER BY k.ts DESC LIMIT 1) AS c ON true), "
@@ -502,8 +506,8 @@ build(MaintainPlans *mp, MaintainStatement which)
 							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)), "
 							"e AS (DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 "
 							"AND r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)) "
-							"SELECT b.f, b.state FROM b",
-							mp->ckpt, mp->part, mp->eq_op, mp->results);
+							"SELECT b.f, b.state, s.ctid, s.%2$s FROM b LEFT JOIN %5$s AS s ON s.%2$s %3$s $1",
+							mp->ckpt, mp->part, mp->eq_op, mp->results, mp->state);
 		case MS_COR_ROWS:
 		case MS_COR_ROWS_FROM:
 		case MS_COR_ROWS_ALL:

@@ -1,7 +1,7 @@
 /*
  * maintain_state.c
  *	  A maintained results table's states, written in place by the insert
- *	  trigger (maintain_state.h).
+ *	  trigger and by corrections (maintain_state.h).
  */
 #include "postgres.h"
 
@@ -204,7 +204,7 @@ maintain_state_write(StateTable *t, ItemPointer tid, Datum part, Datum state)
 	Datum		old_part;
 
 	/*
-	 * The address comes from the trigger's arguments: before the update
+	 * The address comes from a statement or from this backend's cache: before the update
 	 * reads the page at it, check that a tuple is there and is the sensor's
 	 * (its pin, kept over the update, keeps the page from being pruned).
 	 */

@@ -1,12 +1,13 @@
 /*
  * maintain_state.h
  *	  A maintained results table's states, locked at their addresses and
- *	  written in place by the insert trigger (maintain_insert.c).
+ *	  written in place by the insert trigger (maintain_insert.c) and by a
+ *	  correction's run in C (maintain_rerun.c).
  *
  * The trigger has locked each sensor's state row (SELECT ... FOR UPDATE,
  * which also checked the inserting role's right to update the table, or
- * maintain_state_lock at the address it wrote last) and knows its tuple's
- * address.  Writing the new states as new versions of those tuples costs a
+ * maintain_state_lock at the address it wrote last; a correction, INSERT
+ * ... ON CONFLICT DO UPDATE) and knows its tuple's address.  Writing the new states as new versions of those tuples costs a
  * heap update each, where an UPDATE statement would
  * also plan, start and end an executor and find every row again by the
  * key.  It is done only when the table is as segpipe_maintain made it: a
