@@ -102,6 +102,21 @@ SELECT v AS v_of_18 FROM rr WHERE sensor = 18 AND ts = '2026-03-02 08:00+00';
 SELECT * FROM differences();
 DROP TABLE rr_seen;
 DROP FUNCTION rr_seen(), rr_change_scans(int);
+-- A change keeps the results before it where they are: the run gives
+-- them again from the same readings.  Sensor 19's segments end at 8:00 on
+-- the 1st, at the day's turns, at 8:00 on the 2nd and at 16:00 on the 3rd;
+-- a change at 8:00 on the 3rd keeps the result of midnight (its row stays,
+-- at the same address) and writes the one of 16:00 again.
+SELECT ctid AS midnight, (SELECT ctid FROM rr_max WHERE sensor = 19 AND ts = '2026-03-03 16:00+00') AS late
+FROM rr_max WHERE sensor = 19 AND ts = '2026-03-03 00:00+00' \gset
+UPDATE rr SET v = v + 1 WHERE sensor = 19 AND ts = '2026-03-03 08:00+00';
+SELECT ctid = :'midnight' AS midnight_kept,
+       (SELECT ctid FROM rr_max WHERE sensor = 19 AND ts = '2026-03-03 16:00+00') = :'late' AS late_kept
+FROM rr_max WHERE sensor = 19 AND ts = '2026-03-03 00:00+00';
+-- a change of the reading a result is stamped with writes that one again
+UPDATE rr SET v = 19 WHERE sensor = 19 AND ts = '2026-03-03 00:00+00';
+SELECT ts, key, value FROM rr_max WHERE sensor = 19 AND ts >= '2026-03-03' ORDER BY ts;
+SELECT * FROM differences();
 -- the sensors a change touched, read from its transition tables
 -- (maintain_changed.c): a reading moved to another sensor and an earlier
 -- time corrects both, the new one from that time

@@ -11,6 +11,10 @@
  * saves: the state without emissions, the run's checkpoints (those there
  * already kept), the base checkpoint dropped when no segment begins right
  * after it any more, or the base as the state when no reading is left.
+ * Of the results, those from the change on are written again: a change in
+ * a sensor's last segment deletes and writes none (the result of the
+ * segment before, stamped with the first reading after the base, stays).
+ * The state is written in place of the row the correction locked.
  */
 #include "postgres.h"
 
@@ -129,7 +133,7 @@ rows_key_collation(SPIPlanPtr p)
 	return TupleDescAttr(ps->resultDesc, 2)->attcollation;
 }
 
-/* where a sensor's state row is, as MS_COR_DELETE1 found it */
+/* where a sensor's state row is, as MS_COR_BASE found it */
 typedef struct SavedState
 {
 	bool		found;
@@ -191,54 +195,65 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	int			rc;
 	int			knest;
 	SavedState	saved;
+	bool		replaced;
+	/*
+	 * Under beyond_horizon 'keep' the results need not be a run over the
+	 * readings as they are (changes past the horizon were left out): what
+	 * the run gives replaces everything after the base.
+	 */
+	bool		before_since_stays = e->beyond != BEYOND_KEEP;
+	Datum		sv[2] = {part, since};
+	char		snulls[2] = {' ', since_null ? 'n' : ' '};
 
 	memset(&saved, 0, sizeof(saved));
 	get_typlenbyvalalign(part_type, &saved.len, &saved.byval, &saved.align);
 
 	/*
-	 * What the run replaces goes, by the sensor's index entries
-	 * (MS_COR_DELETE's, for one); the base is what it keeps: the latest
-	 * checkpoint before since, or the spec.
+	 * The base: the latest checkpoint before since, or the spec.  The
+	 * readings before since are as they were, so the run gives again the
+	 * results it gave before since (each is stamped with the reading that
+	 * emitted it, and the readings come in ts order): those stay, and what
+	 * comes after goes, by the sensor's index entries (MS_COR_DELETE's, for
+	 * one), when there is any.
 	 */
-	v[0] = part;
-	v[1] = since;
-	nulls[1] = since_null ? 'n' : ' ';
-	maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), v, nulls, SPI_OK_SELECT);
-	nulls[1] = ' ';
-	if (SPI_processed == 1)
+	maintain_run(maintain_plan(mp, MS_COR_BASE, 2, argtypes), sv, snulls, SPI_OK_SELECT);
+	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != 5)
+		elog(ERROR, "segpipe's checkpoints: invalid base row");
 	{
+		HeapTuple	row = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
-		Datum		d;
+		Datum		d = SPI_getbinval(row, desc, 1, &isnull);
 
-		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 		{
 			from = DatumGetTimestampTz(d);
-			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-			if (isnull || SPI_gettypeid(SPI_tuptable->tupdesc, 2) != mp->pipeline_type)
+			d = SPI_getbinval(row, desc, 2, &isnull);
+			if (isnull || SPI_gettypeid(desc, 2) != mp->pipeline_type)
 				elog(ERROR, "segpipe's checkpoints: invalid checkpoint row");
 			base = SPI_datumTransfer(d, false, -1);
 			has_base = true;
 		}
-	}
-	if (SPI_processed == 1)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
-
-		if (!isnull && SPI_gettypeid(SPI_tuptable->tupdesc, 3) == TIDOID &&
-			SPI_gettypeid(SPI_tuptable->tupdesc, 4) == part_type)
+		/* the state row, where the state table's columns are still set-up's */
+		d = SPI_getbinval(row, desc, 3, &isnull);
+		if (!isnull && SPI_gettypeid(desc, 3) == TIDOID && SPI_gettypeid(desc, 4) == part_type)
 		{
 			ItemPointerCopy((ItemPointer) DatumGetPointer(d), &saved.tid);
-			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
+			d = SPI_getbinval(row, desc, 4, &isnull);
 			if (!isnull)
 			{
 				saved.part = datumCopy(d, saved.byval, saved.len);
 				saved.found = true;
 			}
 		}
+		d = SPI_getbinval(row, desc, 5, &isnull);
+		replaced = isnull || SPI_gettypeid(desc, 5) != BOOLOID || DatumGetBool(d);
 	}
 	SPI_freetuptable(SPI_tuptable);
+	if (before_since_stays && replaced)
+		maintain_run(maintain_plan(mp, MS_COR_DELETE_SINCE, 2, argtypes), sv, snulls, SPI_OK_DELETE);
+	else if (!before_since_stays)
+		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
 	start = has_base ? base : e->spec;
 
 	/* the run, from the readings in ts order */
@@ -270,7 +285,11 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	sp_agg_keep_checkpoints(dest.as);
 	*had_readings = false;
 	if (sp_agg_has_vectors(dest.as))
-		return false;			/* vector emissions: MS_COR_RUN writes them */
+	{
+		/* vector emissions: MS_COR_RUN writes them, everything after the base */
+		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
+		return false;
+	}
 
 	params = makeParamList(3);
 	params->params[0].value = part;
@@ -292,7 +311,11 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 		elog(ERROR, "segpipe's correction statement returned %s", SPI_result_code_string(rc));
 	*had_readings = dest.any;
 	if (dest.tie)
+	{
+		/* nothing written: MS_COR_RUN writes everything after the base */
+		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
 		return false;
+	}
 
 	if (!dest.any)
 	{
@@ -300,6 +323,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 		if (has_base)
 		{
 			save_state(mp, &saved, part, base);
+			v[0] = part;
 			v[1] = TimestampTzGetDatum(from);
 			maintain_run(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
 		}
@@ -368,6 +392,12 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 			v[0] = part;
 			v[1] = TimestampTzGetDatum(from);
 			maintain_run(maintain_plan(mp, MS_COR_STALE, 2, argtypes), v, nulls, SPI_OK_DELETE);
+		}
+		/* the results from since on: those before it stayed (MS_COR_DELETE_SINCE) */
+		while (before_since_stays && n_emit > 0 && !since_null && em[0].ts < DatumGetTimestampTz(since))
+		{
+			em++;
+			n_emit--;
 		}
 		if (n_emit > 0)
 		{

@@ -493,21 +493,40 @@ build(MaintainPlans *mp, MaintainStatement which)
 							mp->state, mp->part, mp->eq_op, mp->readings);
 		case MS_COR_PRUNE:
 			return prune_sql(mp, "$4");
-		case MS_COR_DELETE1:
+		case MS_COR_BASE:
+
 			/*
-			 * and the base, the latest checkpoint before $2, read by the same
-			 * index probe, with the address of the sensor's state row (locked
-			 * by MS_COR_LOCK), where the run's state is written
+			 * the latest checkpoint before $2; whether MS_COR_DELETE_SINCE
+			 * has anything to delete (a change in a sensor's last segment
+			 * has not); the address of the sensor's state row (locked by
+			 * MS_COR_LOCK), where the run's state is written
 			 */
-			return psprintf("WITH b AS (SELECT c.ts AS f, c.state FROM (SELECT) AS o LEFT JOIN LATERAL "
+			return psprintf("SELECT c.ts, c.state, s.ctid, s.%2$s, "
+							"EXISTS (SELECT FROM %1$s AS k WHERE k.%2$s %3$s $1 "
+							"AND k.ts >= coalesce(c.ts, '-infinity'::pg_catalog.timestamptz) AND (c.ts IS NULL OR k.ts > c.ts)) "
+							"OR EXISTS (SELECT FROM %4$s AS r WHERE r.%2$s %3$s $1 "
+							"AND r.ts >= coalesce($2, '-infinity'::pg_catalog.timestamptz)) "
+							"FROM (SELECT) AS o LEFT JOIN LATERAL "
 							"(SELECT k.ts, k.state FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2 "
-							"ORDER BY k.ts DESC LIMIT 1) AS c ON true), "
-							"d AS (DELETE FROM %1$s AS k USING b WHERE k.%2$s %3$s $1 "
-							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)), "
-							"e AS (DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 "
-							"AND r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)) "
-							"SELECT b.f, b.state, s.ctid, s.%2$s FROM b LEFT JOIN %5$s AS s ON s.%2$s %3$s $1",
+							"ORDER BY k.ts DESC LIMIT 1) AS c ON true "
+							"LEFT JOIN %5$s AS s ON s.%2$s %3$s $1",
 							mp->ckpt, mp->part, mp->eq_op, mp->results, mp->state);
+		case MS_COR_DELETE1:
+		case MS_COR_DELETE_SINCE:
+
+			/*
+			 * the checkpoints after the base; the results after it, or
+			 * (_SINCE) from $2 on: those before it are what the run gives
+			 * again, from the same readings
+			 */
+			return psprintf("WITH b AS (SELECT (SELECT pg_catalog.max(k.ts) FROM %1$s AS k WHERE k.%2$s %3$s $1 AND k.ts < $2) AS f), "
+							"d AS (DELETE FROM %1$s AS k USING b WHERE k.%2$s %3$s $1 "
+							"AND k.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR k.ts > b.f)) "
+							"DELETE FROM %4$s AS r USING b WHERE r.%2$s %3$s $1 AND %5$s",
+							mp->ckpt, mp->part, mp->eq_op, mp->results,
+							which == MS_COR_DELETE_SINCE ?
+							"r.ts >= coalesce($2, '-infinity'::pg_catalog.timestamptz)" :
+							"r.ts >= coalesce(b.f, '-infinity'::pg_catalog.timestamptz) AND (b.f IS NULL OR r.ts > b.f)");
 		case MS_COR_ROWS:
 		case MS_COR_ROWS_FROM:
 		case MS_COR_ROWS_ALL:

@@ -48,9 +48,11 @@ typedef enum MaintainStatement
 	MS_COR_GONE,				/* states of sensors without readings */
 	MS_COR_PRUNE,				/* checkpoints past the horizon ($4); also $1 */
 	/* a correction's run in C (maintain_rerun.h), one sensor $1 */
-	MS_COR_DELETE1,				/* $2 since: MS_COR_DELETE's, by its index
-								 * entries; gives the base (ts, state) and
-								 * the state row (ctid, sensor) */
+	MS_COR_BASE,				/* $2 since: the base (ts, state), the state
+								 * row (ctid, sensor), whether
+								 * MS_COR_DELETE_SINCE has work */
+	MS_COR_DELETE1,				/* $2 since: MS_COR_DELETE's, by its index entries */
+	MS_COR_DELETE_SINCE,		/* $2 since: the same, but results before $2 */
 	MS_COR_ROWS,				/* $2 from, $3 excluded: (ts, value, key) in ts order */
 	MS_COR_ROWS_FROM,			/* $2 from, nothing excluded */
 	MS_COR_ROWS_ALL,			/* no base, nothing excluded */
