@@ -90,9 +90,13 @@ qualified_name(Oid relid)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
-/* what the statements of this file read and write in: names qualified */
-static const SpSetting plain_sql[] = {
+/*
+ * What the statements of this file read and write in: names qualified (bit
+ * 0); and, for the drop of a Citus table, without Citus's notices (bit 1).
+ */
+static const SpSetting file_sql[] = {
 	{"search_path", "pg_catalog, pg_temp"},
+	{"client_min_messages", "warning"},
 };
 
 /*
@@ -117,7 +121,7 @@ maintain_citus_publish(int32 id)
 
 	GetUserIdAndSecContext(&save_user, &save_sec);
 	SetUserIdAndSecContext(maintain_rel_owner(setups), save_sec | SECURITY_LOCAL_USERID_CHANGE);
-	nest = sp_settings_begin(plain_sql, lengthof(plain_sql), SP_SETTINGS_ALL(lengthof(plain_sql)));
+	nest = sp_settings_begin(file_sql, lengthof(file_sql), 1 << 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args("SELECT pg_catalog.create_reference_table($1) WHERE NOT EXISTS "
@@ -146,11 +150,6 @@ maintain_citus_publish(int32 id)
  * (The nodes' tables of the same name stay members there, and go with the
  * extension; all of it in the drop's transaction.)
  */
-static const SpSetting quiet_sql[] = {
-	{"search_path", "pg_catalog, pg_temp"},
-	{"client_min_messages", "warning"},
-};
-
 void
 maintain_citus_release(void)
 {
@@ -168,7 +167,7 @@ maintain_citus_release(void)
 		!maintain_sql_finds("SELECT 1 FROM pg_catalog.pg_dist_partition AS p WHERE p.logicalrelid = $1",
 							setups, "Citus's pg_dist_partition"))
 		return;
-	nest = sp_settings_begin(quiet_sql, lengthof(quiet_sql), SP_SETTINGS_ALL(lengthof(quiet_sql)));
+	nest = sp_settings_begin(file_sql, lengthof(file_sql), SP_SETTINGS_ALL(lengthof(file_sql)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute("SELECT pg_catalog.citus_is_coordinator()", true, 1) != SPI_OK_SELECT || SPI_processed != 1)
@@ -176,13 +175,14 @@ maintain_citus_release(void)
 	coordinator = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) && !isnull;
 	if (coordinator)
 	{
+		char	   *name = qualified_name(setups);
+
 		/* by the dropping role, who owns the extension; the table as its owner */
-		if (SPI_execute(psprintf("ALTER EXTENSION segpipe DROP TABLE %s", qualified_name(setups)),
-						false, 0) != SPI_OK_UTILITY)
+		if (SPI_execute(psprintf("ALTER EXTENSION segpipe DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "segpipe could not take segpipe_citus_setup out of the extension");
 		GetUserIdAndSecContext(&save_user, &save_sec);
 		SetUserIdAndSecContext(maintain_rel_owner(setups), save_sec | SECURITY_LOCAL_USERID_CHANGE);
-		if (SPI_execute(psprintf("DROP TABLE %s", qualified_name(setups)), false, 0) != SPI_OK_UTILITY)
+		if (SPI_execute(psprintf("DROP TABLE %s", name), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "segpipe could not drop segpipe_citus_setup");
 		SetUserIdAndSecContext(save_user, save_sec);
 	}

@@ -139,9 +139,6 @@ typedef struct SavedState
 	bool		found;
 	ItemPointerData tid;
 	Datum		part;			/* as stored */
-	int16		len;
-	bool		byval;
-	char		align;
 } SavedState;
 
 /*
@@ -202,11 +199,11 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	 * the run gives replaces everything after the base.
 	 */
 	bool		before_since_stays = e->beyond != BEYOND_KEEP;
+	bool		all_after_base_gone = false;
 	Datum		sv[2] = {part, since};
 	char		snulls[2] = {' ', since_null ? 'n' : ' '};
 
 	memset(&saved, 0, sizeof(saved));
-	get_typlenbyvalalign(part_type, &saved.len, &saved.byval, &saved.align);
 
 	/*
 	 * The base: the latest checkpoint before since, or the spec.  The
@@ -242,7 +239,7 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 			d = SPI_getbinval(row, desc, 4, &isnull);
 			if (!isnull)
 			{
-				saved.part = datumCopy(d, saved.byval, saved.len);
+				saved.part = datumCopy(d, TupleDescAttr(desc, 3)->attbyval, TupleDescAttr(desc, 3)->attlen);
 				saved.found = true;
 			}
 		}
@@ -250,10 +247,13 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 		replaced = isnull || SPI_gettypeid(desc, 5) != BOOLOID || DatumGetBool(d);
 	}
 	SPI_freetuptable(SPI_tuptable);
-	if (before_since_stays && replaced)
-		maintain_run(maintain_plan(mp, MS_COR_DELETE_SINCE, 2, argtypes), sv, snulls, SPI_OK_DELETE);
-	else if (!before_since_stays)
+	if (!before_since_stays)
+	{
 		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
+		all_after_base_gone = true;
+	}
+	else if (replaced)
+		maintain_run(maintain_plan(mp, MS_COR_DELETE_SINCE, 2, argtypes), sv, snulls, SPI_OK_DELETE);
 	start = has_base ? base : e->spec;
 
 	/* the run, from the readings in ts order */
@@ -287,7 +287,8 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	if (sp_agg_has_vectors(dest.as))
 	{
 		/* vector emissions: MS_COR_RUN writes them, everything after the base */
-		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
+		if (!all_after_base_gone)
+			maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
 		return false;
 	}
 
@@ -313,7 +314,8 @@ rerun_sensor(MaintainPlans *mp, Datum part, Datum since, bool since_null, Datum 
 	if (dest.tie)
 	{
 		/* nothing written: MS_COR_RUN writes everything after the base */
-		maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
+		if (!all_after_base_gone)
+			maintain_run(maintain_plan(mp, MS_COR_DELETE1, 2, argtypes), sv, snulls, SPI_OK_DELETE);
 		return false;
 	}
 
